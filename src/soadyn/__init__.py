@@ -1,0 +1,20 @@
+"""soadyn: minimal-coordinate multibody dynamics with the spatial operator algebra.
+
+Importing soadyn compiles nothing; kernels compile on first use and are cached on disk
+(``soadyn warmup`` compiles them all once).
+"""
+
+from . import joints, models, spatial
+from .data import Data
+from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_acceleration, frame_jacobian, frame_pose,
+                       frame_velocity, integrate, minv, rnea, rnea_batch)
+from .model import Model, ModelBuilder, ModelError
+from .spatial import Inertia, Transform
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Model", "ModelBuilder", "ModelError", "Data", "Inertia", "Transform", "joints", "models", "spatial",
+    "fk", "frame_pose", "frame_jacobian", "frame_velocity", "frame_bias_acceleration",
+    "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
+]

@@ -1,0 +1,15 @@
+"""The one numba decorator of soadyn (DESIGN section 4).
+
+Every kernel in :mod:`soadyn._kernels` is compiled lazily on first call and cached on disk; importing
+soadyn compiles nothing.
+"""
+
+import numba
+
+jit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
+"""``numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)``."""
+
+parallel_jit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False, parallel=True)
+"""The same options with ``parallel=True``, for the ``*_batch`` kernels that use ``prange``."""
+
+prange = numba.prange

@@ -1,0 +1,229 @@
+"""Joint kinematics for kernels: joint transforms, state-dependent motion subspaces, configuration
+derivatives, integration on the joint manifolds, and input checks. Joint type codes match
+``soadyn.joints``; the one ``if/elif`` switch on the type lives here.
+"""
+
+import math
+
+from .._jit import jit
+from .spatial import quat_to_rot, rot_axis
+
+REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, CYLINDRICAL, PLANAR, SPHERICAL, FREE = 1, 2, 3, 4, 5, 6, 7, 8
+
+OK, BAD_Q, BAD_QD, BAD_IN, BAD_FEXT, BAD_QUAT, SINGULAR = 0, 1, 2, 3, 4, 5, 6
+"""Kernel status codes, translated into ``ValueError`` by the wrappers (soadyn.dynamics._raise)."""
+
+QUAT_NORM_TOL = 1e-3
+"""Quaternions are normalized on use; a norm further than this from 1 is rejected as not a rotation."""
+
+
+@jit
+def joint_transform(t, a, u, pitch, q, k, E, r):
+    """(E, r) = X_J(q) for joint type ``t`` with configuration ``q[k:]`` (Featherstone RBDA Table 4.1,
+    in the parametrizations of ``soadyn.joints``). ``E = R^T`` where ``R`` is the successor orientation in
+    the predecessor frame, ``r`` the successor origin."""
+    r[0] = 0.0
+    r[1] = 0.0
+    r[2] = 0.0
+    if t == REVOLUTE or t == HELICAL or t == CYLINDRICAL:
+        rot_axis(a, -q[k], E)
+        d = pitch * q[k] if t == HELICAL else 0.0
+        if t == CYLINDRICAL:
+            d = q[k + 1]
+        for m in range(3):
+            r[m] = d * a[m]
+    elif t == PRISMATIC:
+        for m in range(3):
+            for n in range(3):
+                E[m, n] = 1.0 if m == n else 0.0
+            r[m] = q[k] * a[m]
+    elif t == UNIVERSAL:
+        # R = rot(a, q1) rot(u, q2)  ->  E = rot(u, -q2) rot(a, -q1)
+        c1, s1 = math.cos(q[k]), math.sin(q[k])
+        rot_axis(u, -q[k + 1], E)
+        # E <- E rot(a, q1)^T, row by row: y^T R1^T = (R1 y)^T with R1 y = c y + s (a x y) + (1-c)(a.y) a
+        for m in range(3):
+            e0, e1, e2 = E[m, 0], E[m, 1], E[m, 2]
+            ad = a[0] * e0 + a[1] * e1 + a[2] * e2
+            x0 = a[1] * e2 - a[2] * e1
+            x1 = a[2] * e0 - a[0] * e2
+            x2 = a[0] * e1 - a[1] * e0
+            E[m, 0] = c1 * e0 + s1 * x0 + (1.0 - c1) * ad * a[0]
+            E[m, 1] = c1 * e1 + s1 * x1 + (1.0 - c1) * ad * a[1]
+            E[m, 2] = c1 * e2 + s1 * x2 + (1.0 - c1) * ad * a[2]
+    elif t == PLANAR:
+        # translate (x, y) along (u, a x u), then rotate by theta about a
+        w0 = a[1] * u[2] - a[2] * u[1]
+        w1 = a[2] * u[0] - a[0] * u[2]
+        w2 = a[0] * u[1] - a[1] * u[0]
+        rot_axis(a, -q[k + 2], E)
+        r[0] = q[k] * u[0] + q[k + 1] * w0
+        r[1] = q[k] * u[1] + q[k + 1] * w1
+        r[2] = q[k] * u[2] + q[k + 1] * w2
+    elif t == SPHERICAL or t == FREE:
+        o = k + 3 if t == FREE else k
+        quat_to_rot(q, o, E)
+        for m in range(3):  # E = R^T
+            for n in range(m + 1, 3):
+                tmp = E[m, n]
+                E[m, n] = E[n, m]
+                E[n, m] = tmp
+        if t == FREE:
+            r[0] = q[k]
+            r[1] = q[k + 1]
+            r[2] = q[k + 2]
+
+
+@jit
+def joint_subspace(t, a, u, q, k, S0, j, S):
+    """Motion subspace rows ``S[j:j+nv]`` (successor frame) at ``q``: the model's constant ``S0`` for
+    every type but UNIVERSAL, whose first column ``rot(u, -q2) a`` turns with the second angle (its
+    ``Sdot qd = -qd1 qd2 (u x S_1)`` is added in ``tree.tree_velocities``)."""
+    if t == UNIVERSAL:
+        c, s = math.cos(q[k + 1]), math.sin(q[k + 1])
+        ud = u[0] * a[0] + u[1] * a[1] + u[2] * a[2]
+        x0 = u[1] * a[2] - u[2] * a[1]
+        x1 = u[2] * a[0] - u[0] * a[2]
+        x2 = u[0] * a[1] - u[1] * a[0]
+        # rot(u, -q2) a = c a - s (u x a) + (1 - c)(u.a) u
+        S[j, 0] = c * a[0] - s * x0 + (1.0 - c) * ud * u[0]
+        S[j, 1] = c * a[1] - s * x1 + (1.0 - c) * ud * u[1]
+        S[j, 2] = c * a[2] - s * x2 + (1.0 - c) * ud * u[2]
+        S[j, 3] = 0.0
+        S[j, 4] = 0.0
+        S[j, 5] = 0.0
+        for m in range(6):
+            S[j + 1, m] = S0[j + 1, m]
+    else:
+        for d in range(j, j + nv_of(t)):
+            for m in range(6):
+                S[d, m] = S0[d, m]
+
+
+@jit
+def nv_of(t):
+    if t == FREE:
+        return 6
+    if t == SPHERICAL or t == PLANAR:
+        return 3
+    if t == UNIVERSAL or t == CYLINDRICAL:
+        return 2
+    return 1
+
+
+@jit
+def quat_mul_into(ax, ay, az, aw, bx, by, bz, bw, q, k):
+    """q[k:k+4] = a b (Hamilton product, scalar-last)."""
+    q[k] = aw * bx + ax * bw + ay * bz - az * by
+    q[k + 1] = aw * by - ax * bz + ay * bw + az * bx
+    q[k + 2] = aw * bz + ax * by - ay * bx + az * bw
+    q[k + 3] = aw * bw - ax * bx - ay * by - az * bz
+
+
+@jit
+def normalize_quat(q, k):
+    n = 1.0 / math.sqrt(q[k] ** 2 + q[k + 1] ** 2 + q[k + 2] ** 2 + q[k + 3] ** 2)
+    for m in range(4):
+        q[k + m] *= n
+
+
+@jit
+def integrate_joint(t, a, u, q, k, v, j, dt, out, R):
+    """out[k:k+nq] = q (+) v dt on the joint's manifold: the group exponential of the constant
+    successor-frame velocity ``v[j:j+nv]`` held for ``dt`` (SO(3) for SPHERICAL, SE(3) for FREE, SE(2)
+    for PLANAR, plain addition otherwise). ``R`` is a 3x3 scratch array."""
+    if t == SPHERICAL or t == FREE:
+        o = k + 3 if t == FREE else k
+        w0, w1, w2 = v[j] * dt, v[j + 1] * dt, v[j + 2] * dt
+        th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        if t == FREE:
+            # position: p' = p + R_0 V(phi) v dt, V = I + (1-cos)/th^2 phi~ + (th - sin)/th^3 phi~^2
+            if th < 1e-6:
+                c1 = 0.5 - th * th / 24.0
+                c2 = 1.0 / 6.0 - th * th / 120.0
+            else:
+                c1 = (1.0 - math.cos(th)) / (th * th)
+                c2 = (th - math.sin(th)) / (th * th * th)
+            x0, x1, x2 = v[j + 3] * dt, v[j + 4] * dt, v[j + 5] * dt
+            p0 = w1 * x2 - w2 * x1
+            p1 = w2 * x0 - w0 * x2
+            p2 = w0 * x1 - w1 * x0
+            pp0 = w1 * p2 - w2 * p1
+            pp1 = w2 * p0 - w0 * p2
+            pp2 = w0 * p1 - w1 * p0
+            d0 = x0 + c1 * p0 + c2 * pp0
+            d1 = x1 + c1 * p1 + c2 * pp1
+            d2 = x2 + c1 * p2 + c2 * pp2
+            quat_to_rot(q, o, R)
+            for m in range(3):
+                out[k + m] = q[k + m] + R[m, 0] * d0 + R[m, 1] * d1 + R[m, 2] * d2
+        if th < 1e-8:
+            s = 0.5 - th * th / 48.0
+        else:
+            s = math.sin(0.5 * th) / th
+        quat_mul_into(q[o], q[o + 1], q[o + 2], q[o + 3], s * w0, s * w1, s * w2, math.cos(0.5 * th), out, o)
+        normalize_quat(out, o)
+    elif t == PLANAR:
+        th0 = q[k + 2]
+        phi = v[j] * dt
+        vx, vy = v[j + 1] * dt, v[j + 2] * dt
+        if abs(phi) < 1e-6:
+            sa = 1.0 - phi * phi / 6.0
+            ca = 0.5 * phi
+        else:
+            sa = math.sin(phi) / phi
+            ca = (1.0 - math.cos(phi)) / phi
+        dx = sa * vx - ca * vy
+        dy = ca * vx + sa * vy
+        c, s = math.cos(th0), math.sin(th0)
+        out[k] = q[k] + c * dx - s * dy
+        out[k + 1] = q[k + 1] + s * dx + c * dy
+        out[k + 2] = th0 + phi
+    else:
+        n = nv_of(t)
+        for m in range(n):
+            out[k + m] = q[k + m] + v[j + m] * dt
+
+
+@jit
+def joint_qdot(t, q, k, v, j, out, R):
+    """out[k:k+nq] = dq/dt for the joint velocity ``v[j:j+nv]`` (the map qd -> qdot), ``R`` 3x3 scratch."""
+    if t == SPHERICAL or t == FREE:
+        o = k + 3 if t == FREE else k
+        if t == FREE:
+            quat_to_rot(q, o, R)
+            for m in range(3):
+                out[k + m] = R[m, 0] * v[j + 3] + R[m, 1] * v[j + 4] + R[m, 2] * v[j + 5]
+        quat_mul_into(q[o], q[o + 1], q[o + 2], q[o + 3], 0.5 * v[j], 0.5 * v[j + 1], 0.5 * v[j + 2], 0.0, out, o)
+    elif t == PLANAR:
+        c, s = math.cos(q[k + 2]), math.sin(q[k + 2])
+        out[k] = c * v[j + 1] - s * v[j + 2]
+        out[k + 1] = s * v[j + 1] + c * v[j + 2]
+        out[k + 2] = v[j]
+    else:
+        for m in range(nv_of(t)):
+            out[k + m] = v[j + m]
+
+
+@jit
+def all_finite(x):
+    for k in range(x.size):
+        if not math.isfinite(x.flat[k]):
+            return False
+    return True
+
+
+@jit
+def check_q(jtype, qadr, q):
+    """Status of a configuration: OK, BAD_Q (non-finite) or BAD_QUAT (a quaternion norm off by more than
+    QUAT_NORM_TOL)."""
+    if not all_finite(q):
+        return BAD_Q
+    for i in range(jtype.shape[0]):
+        t = jtype[i]
+        if t == SPHERICAL or t == FREE:
+            o = qadr[i] + 3 if t == FREE else qadr[i]
+            n = math.sqrt(q[o] ** 2 + q[o + 1] ** 2 + q[o + 2] ** 2 + q[o + 3] ** 2)
+            if abs(n - 1.0) > QUAT_NORM_TOL:
+                return BAD_QUAT
+    return OK

@@ -1,0 +1,69 @@
+"""Data: every workspace and output array of the algorithms for one model, allocated once
+(DESIGN section 2). One Data per thread. Public functions return views into these arrays, overwritten by
+the next call of the same stage.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .model import Model
+
+
+class Data:
+    """Workspace of a :class:`~soadyn.model.Model`; create with ``model.data()``."""
+
+    def __init__(self, model: "Model"):
+        nb, nq, nv = model.nb, model.nq, model.nv
+        z = np.zeros
+        self.model_name = model.name
+        # inputs, copied here by the wrappers before each kernel call
+        self.q = model.neutral_q()  # (nq,)
+        self.qd = z(nv)  # (nv,)
+        self.qdd_in = z(nv)  # (nv,) rnea input accelerations
+        self.tau_in = z(nv)  # (nv,) aba input torques
+        self.fext = z((nb, 6))  # (nb, 6) body-frame external forces
+        self.fext_zero = z((nb, 6))  # (nb, 6) stays zero: the "no external force" argument
+        # fk: joint and body transforms, motion subspaces, world poses, velocities
+        self.XJ_E = z((nb, 3, 3))  # joint transform X_J(q), rotation
+        self.XJ_r = z((nb, 3))  # joint transform X_J(q), translation
+        self.X_E = z((nb, 3, 3))  # ^iX_parent, rotation
+        self.X_r = z((nb, 3))  # ^iX_parent, translation
+        self.S = z((nv, 6))  # motion subspace columns at q (body frame)
+        self.oR = z((nb, 3, 3))  # body orientation in the world
+        self.op = z((nb, 3))  # body origin in the world
+        self.v = z((nb, 6))  # body spatial velocity (body frame)
+        self.c = z((nb, 6))  # velocity-product acceleration v x (S qd) + Sdot qd
+        self.vJ = z(6)  # scratch
+        # rnea
+        self.a = z((nb, 6))  # body spatial accelerations (also aba)
+        self.f = z((nb, 6))  # body spatial forces
+        self.tau = z(nv)  # output joint forces
+        # crba
+        self.Ic = z((nb, 6, 6))  # composite rigid-body inertias
+        self.M = z((nv, nv))  # joint-space inertia matrix
+        # aba (articulated-body factors, reused by osim)
+        self.IA = z((nb, 6, 6))  # articulated-body inertias (Jain's P)
+        self.pA = z((nb, 6))  # articulated bias forces
+        self.U = z((nv, 6))  # U = IA S (per dof)
+        self.D = z((nb, 6, 6))  # D = S^T IA S (nv_i x nv_i blocks)
+        self.Dinv = z((nb, 6, 6))  # D^-1
+        self.u = z(nv)  # u = tau - S^T pA
+        self.qdd = z(nv)  # output accelerations
+        # minv
+        self.Fm = z((nb, 6, nv))  # bias forces of the unit torques
+        self.Am = z((nb, 6, nv))  # accelerations of the unit torques
+        self.Minv = z((nv, nv))  # inverse joint-space inertia matrix
+        # frames: Jacobian, pose, velocity, bias acceleration
+        self.J = z((6, nv))  # frame Jacobian (world-aligned, then optionally rotated)
+        self.frame_R = z((3, 3))  # last frame's world orientation
+        self.frame_p = z(3)  # last frame's world position
+        self.frame_v = z(6)  # last frame's spatial velocity (frame coordinates)
+        self.frame_h = z(6)  # last frame's bias acceleration Jdot qd (frame coordinates)
+        self.h = z((nb, 6))  # body bias accelerations (Chang-Khatib Eq. 28)
+
+    def __repr__(self) -> str:
+        return f"<soadyn.Data for {self.model_name!r}>"

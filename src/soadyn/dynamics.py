@@ -1,0 +1,344 @@
+"""Public tree dynamics: forward kinematics, frame poses, Jacobians and bias accelerations, RNEA, CRBA,
+ABA, the recursive M^-1, batches and configuration-space integration.
+
+Each function validates its inputs, copies them into ``data`` and makes one kernel call; it returns its
+main result as a view into ``data`` (overwritten by the next call), except the batch functions, which
+return new arrays. Bad input raises ``ValueError`` naming the argument.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import joints as J
+from ._kernels import frames as _kf
+from ._kernels import joints as _kj
+from ._kernels import tree as _kt
+from .data import Data
+from .model import Model
+from .spatial import Transform, quat_difference, quat_to_rot, skew
+
+__all__ = [
+    "fk", "frame_pose", "frame_jacobian", "frame_velocity", "frame_bias_acceleration",
+    "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
+]
+
+_F64 = np.dtype(np.float64)
+REFERENCES = ("local", "world_aligned")
+
+
+# ------------------------------------------------------------------------------------- input handling
+def as_array(x, shape: tuple, name: str) -> np.ndarray:
+    """``x`` as a float64 array of ``shape``; ``ValueError`` naming ``name`` otherwise."""
+    if type(x) is np.ndarray and x.dtype == _F64 and x.shape == shape:
+        return x
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name}: cannot be read as an array ({exc})") from None
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: expected real numbers, got dtype {a.dtype}")
+    if a.shape != shape:
+        raise ValueError(f"{name}: expected shape {shape}, got {a.shape}")
+    return a.astype(np.float64)
+
+
+def copy_in(x, out: np.ndarray, name: str) -> np.ndarray:
+    """Copy ``x`` (checked against ``out``'s shape) into the Data-owned buffer ``out``."""
+    out[...] = as_array(x, out.shape, name)
+    return out
+
+
+def external_forces(model: Model, data: Data, f_ext) -> np.ndarray:
+    """``f_ext``: None, an (nb, 6) array of body-frame forces ``[n; f]`` about each body origin, or a
+    dict ``{body name or index: 6-vector}``."""
+    if f_ext is None:
+        return data.fext_zero
+    if isinstance(f_ext, dict):
+        data.fext[:] = 0.0
+        for key, val in f_ext.items():
+            data.fext[model.body_id(key)] = as_array(val, (6,), f"f_ext[{key!r}]")
+        return data.fext
+    return copy_in(f_ext, data.fext, "f_ext")
+
+
+def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ext")) -> None:
+    """Translate a kernel status code into a ``ValueError`` naming the culprit."""
+    if st == _kj.OK:
+        return
+    code, body = st & 0xFF, (st >> 8) & 0xFFFFFFFF
+    if code == _kj.BAD_Q:
+        raise ValueError(f"{names[0]}: contains NaN or inf")
+    if code == _kj.BAD_QD:
+        raise ValueError(f"{names[1]}: contains NaN or inf")
+    if code == _kj.BAD_IN:
+        raise ValueError(f"{names[2]}: contains NaN or inf")
+    if code == _kj.BAD_FEXT:
+        raise ValueError(f"{names[3]}: contains NaN or inf")
+    if code == _kj.BAD_QUAT:
+        for i in range(model.nb):
+            t = model.jnt_type[i]
+            if t in (J.SPHERICAL, J.FREE):
+                o = model.jnt_qadr[i] + (3 if t == J.FREE else 0)
+                n = float(np.linalg.norm(q[o:o + 4]))
+                if abs(n - 1.0) > _kj.QUAT_NORM_TOL:
+                    raise ValueError(f"{names[0]}: quaternion of joint {model.jnt_names[i]!r} (q[{o}:{o + 4}]) "
+                                     f"has norm {n:.6g}; unit quaternions [x, y, z, w] are required "
+                                     f"(tolerance {_kj.QUAT_NORM_TOL}, normalized on use)")
+        raise ValueError(f"{names[0]}: a quaternion is not of unit norm")
+    if code == _kj.SINGULAR:
+        raise ValueError(f"mass matrix is singular: articulated inertia of joint {model.jnt_names[body]!r} "
+                         f"(body {model.body_names[body]!r}) is not positive definite along its axes")
+    raise RuntimeError(f"kernel status {st}")
+
+
+def _check_data(model: Model, data: Data) -> None:
+    if not isinstance(data, Data) or data.q.shape[0] != model.nq or data.v.shape[0] != model.nb:
+        raise ValueError("data: not a Data of this model (create it with model.data())")
+
+
+def _reference(reference: str) -> bool:
+    if reference not in REFERENCES:
+        raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
+    return reference == "local"
+
+
+# ------------------------------------------------------------------------------------------ kinematics
+def fk(model: Model, data: Data, q, qd=None):
+    """Forward kinematics: fills ``data.X_E/X_r`` (``^iX_parent``), ``data.oR/op`` (world poses) and
+    ``data.v`` (body-frame spatial velocities). Returns ``(data.oR, data.op)``."""
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    if qd is None:
+        data.qd[:] = 0.0
+    else:
+        copy_in(qd, data.qd, "qd")
+    st = _kf.fk(*model._tree, data.q, data.qd, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.c,
+                data.vJ, data.oR, data.op, data.v)
+    check_status(st, model, data.q)
+    return data.oR, data.op
+
+
+def frame_pose(model: Model, data: Data, q, frame) -> np.ndarray:
+    """World pose of ``frame`` (name or index) as a 4x4 homogeneous matrix (a new array)."""
+    f = model.frame_id(frame)
+    fk(model, data, q)
+    b = model.frame_body[f]
+    X = Transform(model.frame_E[f], model.frame_r[f])
+    if b < 0:
+        return X.homogeneous()
+    T = np.eye(4)
+    T[:3, :3] = data.oR[b] @ X.rotation
+    T[:3, 3] = data.op[b] + data.oR[b] @ X.r
+    return T
+
+
+def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local") -> np.ndarray:
+    """Frame Jacobian (6, nv) with ``[w; v] = J qd`` the frame's spatial velocity at its origin, in frame
+    coordinates (``reference="local"``) or world-aligned axes (``"world_aligned"``). Returns ``data.J``."""
+    _check_data(model, data)
+    local = _reference(reference)
+    f = model.frame_id(frame)
+    copy_in(q, data.q, "q")
+    st = _kf.frame_jacobian_world_aligned(
+        *model._tree, data.q, model.frame_body[f], model.frame_E[f], model.frame_r[f],
+        data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR, data.op, data.frame_R, data.frame_p, data.J)
+    check_status(st, model, data.q)
+    if local:
+        Rt = data.frame_R.T
+        data.J[:3] = Rt @ data.J[:3]
+        data.J[3:] = Rt @ data.J[3:]
+    return data.J
+
+
+def _frame_motion(model: Model, data: Data, q, qd, frame) -> None:
+    _check_data(model, data)
+    f = model.frame_id(frame)
+    copy_in(q, data.q, "q")
+    copy_in(qd, data.qd, "qd")
+    st = _kf.frame_motion(*model._tree, data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
+                          data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.h, data.vJ,
+                          data.oR, data.op, data.frame_R, data.frame_p, data.frame_v, data.frame_h)
+    check_status(st, model, data.q)
+
+
+def frame_velocity(model: Model, data: Data, q, qd, frame, reference: str = "local") -> np.ndarray:
+    """Spatial velocity ``[w; v]`` of the frame (at its origin) in frame or world-aligned axes: ``J qd``."""
+    local = _reference(reference)
+    _frame_motion(model, data, q, qd, frame)
+    if local:
+        return data.frame_v.copy()
+    R = data.frame_R
+    return np.concatenate([R @ data.frame_v[:3], R @ data.frame_v[3:]])
+
+
+def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: str = "local") -> np.ndarray:
+    """``Jdot qd`` for the Jacobian of :func:`frame_jacobian` with the same ``reference`` (Chang-Khatib 2000
+    Eq. 26-28): the frame acceleration at ``qdd = 0`` without gravity. ``"local"``: the spatial
+    acceleration in frame coordinates; ``"world_aligned"``: the classical acceleration ``[wdot; pddot]``
+    of the frame origin in world axes. Returns a new (6,) array."""
+    local = _reference(reference)
+    _frame_motion(model, data, q, qd, frame)
+    h = data.frame_h
+    if local:
+        return h.copy()
+    w, v = data.frame_v[:3], data.frame_v[3:]
+    R = data.frame_R
+    return np.concatenate([R @ h[:3], R @ (h[3:] + np.cross(w, v))])
+
+
+# ---------------------------------------------------------------------------------------------- dynamics
+def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
+    """Inverse dynamics by the recursive Newton-Euler algorithm (RBDA Table 5.1):
+    ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_i J_i^T f_ext_i``. Returns ``data.tau`` (nv,)."""
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    copy_in(qd, data.qd, "qd")
+    copy_in(qdd, data.qdd_in, "qdd")
+    fext = external_forces(model, data, f_ext)
+    st = _kt.rnea(*model._tree, data.q, data.qd, data.qdd_in, fext, model.gravity_accel,
+                  data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.a, data.f, data.tau)
+    check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
+    return data.tau
+
+
+def crba(model: Model, data: Data, q) -> np.ndarray:
+    """Joint-space inertia matrix ``M(q)`` by the composite-rigid-body algorithm (RBDA Table 6.2).
+    Returns ``data.M`` (nv, nv)."""
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    st = _kt.crba(*model._tree, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.Ic, data.M)
+    check_status(st, model, data.q)
+    return data.M
+
+
+def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
+    """Forward dynamics by the O(N) articulated-body algorithm (RBDA Table 7.1):
+    ``qdd = M^-1 (tau - C qd - g + sum_i J_i^T f_ext_i)``. Returns ``data.qdd`` (nv,)."""
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    copy_in(qd, data.qd, "qd")
+    copy_in(tau, data.tau_in, "tau")
+    fext = external_forces(model, data, f_ext)
+    st = _kt.aba(*model._tree, data.q, data.qd, data.tau_in, fext, model.gravity_accel,
+                 data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U,
+                 data.D, data.Dinv, data.u, data.a, data.qdd)
+    check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
+    return data.qdd
+
+
+def minv(model: Model, data: Data, q) -> np.ndarray:
+    """``M(q)^-1`` in O(N^2) by the articulated-body factorization (Jain 2014 Eq. 59), never inverting a
+    dense matrix. Returns ``data.Minv`` (nv, nv)."""
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r,
+                  data.S, data.IA, data.U, data.D, data.Dinv, data.Fm, data.Am, data.Minv)
+    check_status(st, model, data.q)
+    return data.Minv
+
+
+def _batch_inputs(model: Model, Q, QD, X, xname: str):
+    Q = np.ascontiguousarray(as_array(Q, np.shape(Q), "Q"))
+    if Q.ndim != 2 or Q.shape[1] != model.nq:
+        raise ValueError(f"Q: expected shape (K, {model.nq}), got {Q.shape}")
+    K = Q.shape[0]
+    QD = np.ascontiguousarray(as_array(QD, (K, model.nv), "QD"))
+    X = np.ascontiguousarray(as_array(X, (K, model.nv), xname))
+    nchunks = max(1, min(K, 4 * _num_threads()))
+    return Q, QD, X, K, nchunks
+
+
+def _num_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def _batch_status(model: Model, status: np.ndarray, Q, names) -> None:
+    bad = np.flatnonzero(status)
+    if bad.size:
+        s = int(bad[0])
+        try:
+            check_status(int(status[s]), model, Q[s], names)
+        except ValueError as exc:
+            raise ValueError(f"state {s} of the batch ({bad.size} bad): {exc}") from None
+
+
+def aba_batch(model: Model, Q, QD, TAU) -> np.ndarray:
+    """ABA for K states at once (rows of ``Q`` (K, nq), ``QD``, ``TAU`` (K, nv)), in parallel over
+    threads in one kernel call. Returns a new (K, nv) array."""
+    Q, QD, TAU, K, nchunks = _batch_inputs(model, Q, QD, TAU, "TAU")
+    QDD = np.empty((K, model.nv))
+    status = np.zeros(K, dtype=np.int64)
+    _kt.aba_batch(*model._tree, Q, QD, TAU, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, QDD, status)
+    _batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
+    return QDD
+
+
+def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
+    """RNEA for K states at once, in parallel. Returns a new (K, nv) array."""
+    Q, QD, QDD, K, nchunks = _batch_inputs(model, Q, QD, QDD, "QDD")
+    TAU = np.empty((K, model.nv))
+    status = np.zeros(K, dtype=np.int64)
+    _kt.rnea_batch(*model._tree, Q, QD, QDD, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, TAU, status)
+    _batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
+    return TAU
+
+
+# ----------------------------------------------------------------------------------- configuration space
+def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
+    """``q (+) v dt``: each joint moved along the group exponential of its constant velocity (SE(3) for
+    free joints, SO(3) for spherical, SE(2) for planar, addition otherwise). Returns a new (nq,) array."""
+    q = as_array(q, (model.nq,), "q")
+    v = as_array(v, (model.nv,), "v")
+    out = np.empty(model.nq)
+    R = np.empty((3, 3))
+    from ._kernels.sim import integrate_config
+
+    integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q, v,
+                     float(dt), out, R)
+    return out
+
+
+def difference(model: Model, q0, q1) -> np.ndarray:
+    """The velocity ``v`` with ``integrate(model, q0, v) == q1`` (per-joint group logarithm)."""
+    q0 = as_array(q0, (model.nq,), "q0")
+    q1 = as_array(q1, (model.nq,), "q1")
+    v = np.empty(model.nv)
+    for i in range(model.nb):
+        t, a, k = model.jnt_type[i], model.jnt_qadr[i], model.jnt_vadr[i]
+        if t == J.SPHERICAL:
+            v[k:k + 3] = quat_difference(q0[a:a + 4], q1[a:a + 4])
+        elif t == J.FREE:
+            v[k:k + 6] = _se3_log(q0[a:a + 7], q1[a:a + 7])
+        elif t == J.PLANAR:
+            v[k:k + 3] = _se2_log(q0[a:a + 3], q1[a:a + 3])
+        else:
+            v[k:k + model.jnt_nv[i]] = q1[a:a + model.jnt_nq[i]] - q0[a:a + model.jnt_nq[i]]
+    return v
+
+
+def _se3_log(q0, q1) -> np.ndarray:
+    R0 = quat_to_rot(q0[3:])
+    w = quat_difference(q0[3:], q1[3:])
+    dp = R0.T @ (q1[:3] - q0[:3])
+    th = np.linalg.norm(w)
+    W = skew(w)
+    if th < 1e-6:
+        Vinv = np.eye(3) - 0.5 * W + W @ W / 12.0
+    else:
+        Vinv = np.eye(3) - 0.5 * W + (1.0 - th * np.sin(th) / (2.0 * (1.0 - np.cos(th)))) / th**2 * W @ W
+    return np.concatenate([w, Vinv @ dp])
+
+
+def _se2_log(q0, q1) -> np.ndarray:
+    phi = q1[2] - q0[2]
+    c, s = np.cos(q0[2]), np.sin(q0[2])
+    d = np.array([[c, s], [-s, c]]) @ (q1[:2] - q0[:2])
+    if abs(phi) < 1e-6:
+        sa, ca = 1.0 - phi**2 / 6.0, 0.5 * phi
+    else:
+        sa, ca = np.sin(phi) / phi, (1.0 - np.cos(phi)) / phi
+    V = np.array([[sa, -ca], [ca, sa]])
+    return np.concatenate([[phi], np.linalg.solve(V, d)])

@@ -1,0 +1,384 @@
+"""Model building: :class:`ModelBuilder` collects bodies, joints, inertias and frames; ``finalize()``
+produces the immutable :class:`Model` (DESIGN section 2).
+
+Topology: bodies ``0..nb-1`` in depth-first preorder, so ``body_parent[i] < i`` and the subtree of body
+``i`` is the contiguous range ``i .. body_subtree_end[i] - 1`` (its dofs are ``jnt_vadr[i] ..
+subtree_vend``). Every body has exactly one inbound joint; fixed joints are merged into the parent body,
+whose inertia absorbs the child's and whose frames absorb the child's frames.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import joints as J
+from .spatial import Inertia, Transform
+
+if TYPE_CHECKING:
+    from .data import Data
+
+__all__ = ["ModelBuilder", "Model", "ModelError"]
+
+WORLD = "world"
+
+
+class ModelError(ValueError):
+    """A model that cannot be built: unknown or missing parents, cycles, duplicate names, a singular
+    mass matrix."""
+
+
+@dataclass
+class _BodySpec:
+    name: str
+    parent: str
+    joint: J.Joint
+    joint_name: str
+    placement: Transform
+    inertia: Inertia
+
+
+@dataclass
+class _FrameSpec:
+    name: str
+    body: str
+    placement: Transform
+
+
+def _readonly(a, dtype) -> np.ndarray:
+    out = np.ascontiguousarray(np.array(a, dtype=dtype))
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """An immutable tree-topology multibody model: a struct of read-only, C-contiguous arrays.
+
+    Shapes: ``nb`` bodies (= joints), ``nq`` configuration and ``nv`` velocity coordinates, ``nf`` frames.
+    """
+
+    name: str
+    nq: int
+    nv: int
+    nb: int
+    nf: int
+    gravity: np.ndarray  # (3,) gravitational acceleration in world coordinates
+    body_names: tuple
+    body_parent: np.ndarray  # (nb,) int64, parent body index, -1 for the world
+    body_subtree_end: np.ndarray  # (nb,) int64, subtree of i is bodies i .. end-1
+    body_Xtree_E: np.ndarray  # (nb, 3, 3) rotation part of X_tree (parent frame -> joint predecessor frame)
+    body_Xtree_r: np.ndarray  # (nb, 3) joint frame origin in parent coordinates
+    body_I: np.ndarray  # (nb, 6, 6) spatial inertia about the body origin, body coordinates
+    body_mass: np.ndarray  # (nb,)
+    jnt_names: tuple
+    jnt_type: np.ndarray  # (nb,) int64 joint type code (soadyn.joints)
+    jnt_qadr: np.ndarray  # (nb,) int64 first index in q
+    jnt_vadr: np.ndarray  # (nb,) int64 first index in qd
+    jnt_nq: np.ndarray  # (nb,) int64
+    jnt_nv: np.ndarray  # (nb,) int64
+    jnt_axis: np.ndarray  # (nb, 3) unit axis (planar: plane normal)
+    jnt_axis2: np.ndarray  # (nb, 3) universal: second axis; planar: in-plane x axis
+    jnt_pitch: np.ndarray  # (nb,) helical pitch (m/rad)
+    jnt_lower: np.ndarray  # (nb,) lower limit of 1-dof joints (-inf if none)
+    jnt_upper: np.ndarray  # (nb,) upper limit of 1-dof joints (+inf if none)
+    dof_S: np.ndarray  # (nv, 6) motion subspace columns in the successor frame (neutral value)
+    dof_body: np.ndarray  # (nv,) int64 body owning each dof
+    frame_names: tuple
+    frame_body: np.ndarray  # (nf,) int64 body carrying the frame, -1 for the world
+    frame_E: np.ndarray  # (nf, 3, 3) rotation body coordinates -> frame coordinates
+    frame_r: np.ndarray  # (nf, 3) frame origin in body coordinates
+
+    # ------------------------------------------------------------------ construction
+    @staticmethod
+    def from_urdf(path, floating_base: bool = False, name: str | None = None) -> "Model":
+        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`)."""
+        from .io.urdf import load_urdf
+
+        return load_urdf(path, floating_base=floating_base, name=name)
+
+    def data(self) -> "Data":
+        """A fresh :class:`~soadyn.data.Data` workspace for this model (one per thread)."""
+        from .data import Data
+
+        return Data(self)
+
+    # ------------------------------------------------------------------ names
+    @property
+    def joint_names(self) -> tuple:
+        return self.jnt_names
+
+    @functools.cached_property
+    def _frame_index(self) -> dict:
+        return {n: i for i, n in enumerate(self.frame_names)}
+
+    @functools.cached_property
+    def _joint_index(self) -> dict:
+        return {n: i for i, n in enumerate(self.jnt_names)}
+
+    @functools.cached_property
+    def _body_index(self) -> dict:
+        return {n: i for i, n in enumerate(self.body_names)}
+
+    def frame_id(self, frame) -> int:
+        """Index of a frame given by name or index; ``ValueError`` naming it if unknown."""
+        return _lookup(frame, self._frame_index, self.nf, "frame")
+
+    def joint_id(self, joint) -> int:
+        return _lookup(joint, self._joint_index, self.nb, "joint")
+
+    def body_id(self, body) -> int:
+        return _lookup(body, self._body_index, self.nb, "body")
+
+    # ------------------------------------------------------------------ configurations
+    def neutral_q(self) -> np.ndarray:
+        """The neutral configuration: zeros, identity quaternions."""
+        q = np.zeros(self.nq)
+        for i in range(self.nb):
+            if self.jnt_type[i] in (J.SPHERICAL, J.FREE):
+                q[self.jnt_qadr[i] + self.jnt_nq[i] - 1] = 1.0
+        return q
+
+    def random_q(self, rng=None, scale: float = np.pi) -> np.ndarray:
+        """A random configuration: 1-dof joints uniform within their limits (or in ``[-scale, scale]``
+        where unlimited), uniformly random unit quaternions, free-joint positions in ``[-1, 1]``."""
+        rng = np.random.default_rng(rng)
+        q = np.empty(self.nq)
+        for i in range(self.nb):
+            a, t = self.jnt_qadr[i], self.jnt_type[i]
+            if t in (J.SPHERICAL, J.FREE):
+                if t == J.FREE:
+                    q[a:a + 3] = rng.uniform(-1.0, 1.0, 3)
+                    a += 3
+                quat = rng.normal(size=4)
+                q[a:a + 4] = quat / np.linalg.norm(quat)
+            elif self.jnt_nq[i] == 1:
+                lo, hi = self.jnt_lower[i], self.jnt_upper[i]
+                lo = lo if np.isfinite(lo) else -scale
+                hi = hi if np.isfinite(hi) else scale
+                q[a] = rng.uniform(lo, hi)
+            else:
+                q[a:a + self.jnt_nq[i]] = rng.uniform(-scale, scale, self.jnt_nq[i])
+        return q
+
+    # ------------------------------------------------------------------ kernel argument packs
+    @functools.cached_property
+    def _tree(self) -> tuple:
+        """The model arrays every tree kernel takes, in kernel argument order."""
+        return (self.body_parent, self.jnt_type, self.jnt_qadr, self.jnt_vadr, self.jnt_nv, self.jnt_axis,
+                self.jnt_axis2, self.jnt_pitch, self.body_Xtree_E, self.body_Xtree_r, self.body_I, self.dof_S)
+
+    @functools.cached_property
+    def gravity_accel(self) -> np.ndarray:
+        """The fictitious base spatial acceleration ``a_0 = [0; -g]`` (DESIGN section 1)."""
+        return _readonly(np.r_[0.0, 0.0, 0.0, -self.gravity], np.float64)
+
+    def summary(self) -> str:
+        counts = {}
+        for t in self.jnt_type:
+            counts[J.JOINT_TYPE_NAMES[t]] = counts.get(J.JOINT_TYPE_NAMES[t], 0) + 1
+        joints = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        return (f"model {self.name}: nq={self.nq} nv={self.nv} bodies={self.nb} frames={self.nf} "
+                f"mass={self.body_mass.sum():.4g} kg; joints: {joints}")
+
+    def __repr__(self) -> str:
+        return f"<soadyn.Model {self.name!r} nq={self.nq} nv={self.nv} nb={self.nb} nf={self.nf}>"
+
+
+def _lookup(key, index: dict, n: int, what: str) -> int:
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if 0 <= key < n:
+            return int(key)
+        raise ValueError(f"{what} index {key} out of range [0, {n})")
+    try:
+        return index[key]
+    except (KeyError, TypeError):
+        close = [k for k in index if isinstance(key, str) and key.lower() in k.lower()][:5]
+        hint = f"; similar: {close}" if close else ""
+        raise ValueError(f"unknown {what} {key!r}{hint}") from None
+
+
+class ModelBuilder:
+    """Collects bodies, joints, inertias and frames, then :meth:`finalize` builds the :class:`Model`.
+
+    Parents may be named before they are added; ``finalize`` reports missing parents and cycles.
+    Every body also gets a frame of its own name at its origin.
+    """
+
+    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81)):
+        self.name = name
+        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
+        if not np.all(np.isfinite(self.gravity)):
+            raise ValueError("gravity must be finite")
+        self._bodies: list[_BodySpec] = []
+        self._frames: list[_FrameSpec] = []
+        self._names: set[str] = {WORLD}
+
+    def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
+                 inertia: Inertia | None = None, joint_name: str | None = None) -> str:
+        """Add body ``name`` attached to ``parent`` (a body name or ``"world"``) by ``joint``, whose
+        predecessor frame is ``placement`` relative to the parent body frame. Returns ``name``."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"body name must be a non-empty string, got {name!r}")
+        if name in self._names:
+            raise ModelError(f"duplicate name {name!r}: body and frame names must be unique")
+        if not isinstance(joint, J.Joint):
+            raise ValueError(f"body {name!r}: joint must be a soadyn.joints.Joint, got {type(joint).__name__}")
+        if not isinstance(parent, str):
+            raise ValueError(f"body {name!r}: parent must be a body name or 'world', got {parent!r}")
+        placement = Transform.identity() if placement is None else placement
+        inertia = Inertia.zero() if inertia is None else inertia
+        jname = joint_name or f"{name}_joint"
+        self._bodies.append(_BodySpec(name, parent, joint, jname, placement, inertia))
+        self._names.add(name)
+        return name
+
+    def add_frame(self, name: str, body: str, placement: Transform | None = None) -> str:
+        """Add a named frame fixed to ``body`` (or ``"world"``) at ``placement`` in the body frame."""
+        if name in self._names:
+            raise ModelError(f"duplicate name {name!r}: body and frame names must be unique")
+        self._frames.append(_FrameSpec(name, body, Transform.identity() if placement is None else placement))
+        self._names.add(name)
+        return name
+
+    # ------------------------------------------------------------------ finalize
+    def finalize(self) -> Model:
+        specs = {b.name: b for b in self._bodies}
+        children: dict[str, list[str]] = {WORLD: []}
+        for b in self._bodies:
+            if b.parent != WORLD and b.parent not in specs:
+                raise ModelError(f"body {b.name!r}: parent {b.parent!r} is not a body of the model")
+            children.setdefault(b.parent, []).append(b.name)
+        reached = _depth_first(children)
+        if len(reached) != len(self._bodies):
+            lost = sorted(set(specs) - set(reached))
+            raise ModelError(f"bodies {lost} are not connected to the world: the parent links form a cycle")
+        for f in self._frames:
+            if f.body != WORLD and f.body not in specs:
+                raise ModelError(f"frame {f.name!r}: body {f.body!r} is not a body of the model")
+
+        # merge fixed joints: each body maps to (kept ancestor or WORLD, transform ancestor -> body)
+        host: dict[str, tuple[str, Transform]] = {WORLD: (WORLD, Transform.identity())}
+        kept: list[str] = []
+        inertia: dict[str, Inertia] = {}
+        xtree: dict[str, Transform] = {}
+        parent: dict[str, str] = {}
+        for name in reached:
+            b = specs[name]
+            ph, pX = host[b.parent]
+            if b.joint.type == J.FIXED:
+                X = b.placement * pX
+                host[name] = (ph, X)
+                if ph != WORLD:
+                    inertia[ph] = inertia[ph] + b.inertia.transformed(X)
+            else:
+                host[name] = (name, Transform.identity())
+                kept.append(name)
+                inertia[name] = b.inertia
+                xtree[name] = b.placement * pX
+                parent[name] = ph
+
+        index = {n: i for i, n in enumerate(kept)}
+        nb = len(kept)
+        parent_idx = np.array([index.get(parent[n], -1) for n in kept], dtype=np.int64)
+        subtree_end = np.arange(1, nb + 1, dtype=np.int64)
+        for i in range(nb - 1, -1, -1):
+            p = parent_idx[i]
+            if p >= 0:
+                subtree_end[p] = max(subtree_end[p], subtree_end[i])
+
+        joints_ = [specs[n].joint for n in kept]
+        nqs = np.array([j.nq for j in joints_], dtype=np.int64)
+        nvs = np.array([j.nv for j in joints_], dtype=np.int64)
+        qadr = np.concatenate([[0], np.cumsum(nqs)[:-1]]).astype(np.int64) if nb else np.zeros(0, np.int64)
+        vadr = np.concatenate([[0], np.cumsum(nvs)[:-1]]).astype(np.int64) if nb else np.zeros(0, np.int64)
+        nv = int(nvs.sum())
+        dof_S = np.zeros((nv, 6))
+        dof_body = np.zeros(nv, dtype=np.int64)
+        for i, j in enumerate(joints_):
+            dof_S[vadr[i]:vadr[i] + nvs[i]] = j.motion_subspace().T
+            dof_body[vadr[i]:vadr[i] + nvs[i]] = i
+
+        # frames: one per body (including merged ones), then the declared frames
+        frames: list[tuple[str, int, Transform]] = []
+        for b in self._bodies:
+            h, X = host[b.name]
+            frames.append((b.name, index.get(h, -1), X))
+        for f in self._frames:
+            h, X = host[f.body]
+            frames.append((f.name, index.get(h, -1), f.placement * X))
+
+        body_I = np.array([inertia[n].matrix() for n in kept]).reshape(nb, 6, 6)
+        model = Model(
+            name=self.name,
+            nq=int(nqs.sum()),
+            nv=nv,
+            nb=nb,
+            nf=len(frames),
+            gravity=_readonly(self.gravity, np.float64),
+            body_names=tuple(kept),
+            body_parent=_readonly(parent_idx, np.int64),
+            body_subtree_end=_readonly(subtree_end, np.int64),
+            body_Xtree_E=_readonly(np.array([xtree[n].E for n in kept]).reshape(nb, 3, 3), np.float64),
+            body_Xtree_r=_readonly(np.array([xtree[n].r for n in kept]).reshape(nb, 3), np.float64),
+            body_I=_readonly(body_I, np.float64),
+            body_mass=_readonly([inertia[n].mass for n in kept], np.float64),
+            jnt_names=tuple(specs[n].joint_name for n in kept),
+            jnt_type=_readonly([j.type for j in joints_], np.int64),
+            jnt_qadr=_readonly(qadr, np.int64),
+            jnt_vadr=_readonly(vadr, np.int64),
+            jnt_nq=_readonly(nqs, np.int64),
+            jnt_nv=_readonly(nvs, np.int64),
+            jnt_axis=_readonly(np.array([j.axis for j in joints_]).reshape(nb, 3), np.float64),
+            jnt_axis2=_readonly(np.array([j.axis2 for j in joints_]).reshape(nb, 3), np.float64),
+            jnt_pitch=_readonly([j.pitch for j in joints_], np.float64),
+            jnt_lower=_readonly([j.lower for j in joints_], np.float64),
+            jnt_upper=_readonly([j.upper for j in joints_], np.float64),
+            dof_S=_readonly(dof_S, np.float64),
+            dof_body=_readonly(dof_body, np.int64),
+            frame_names=tuple(f[0] for f in frames),
+            frame_body=_readonly([f[1] for f in frames], np.int64),
+            frame_E=_readonly(np.array([f[2].E for f in frames]).reshape(len(frames), 3, 3), np.float64),
+            frame_r=_readonly(np.array([f[2].r for f in frames]).reshape(len(frames), 3), np.float64),
+        )
+        if len(set(model.jnt_names)) != nb:
+            dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})
+            raise ModelError(f"duplicate joint names {dup}")
+        _check_mass(model)
+        return model
+
+
+def _depth_first(children: dict[str, list[str]]) -> list[str]:
+    """Bodies reachable from the world in depth-first preorder (children in insertion order)."""
+    order: list[str] = []
+    stack = list(reversed(children.get(WORLD, [])))
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        stack.extend(reversed(children.get(n, [])))
+    return order
+
+
+def _check_mass(model: Model) -> None:
+    """Reject models whose mass matrix is singular at the neutral configuration because a subtree
+    carries no inertia along one of its joint's motion directions (e.g. a massless leaf body)."""
+    Ic = model.body_I.copy()
+    for i in range(model.nb - 1, -1, -1):
+        p = model.body_parent[i]
+        if p >= 0:
+            X = Transform(model.body_Xtree_E[i], model.body_Xtree_r[i]).matrix()
+            Ic[p] += X.T @ Ic[i] @ X
+    for i in range(model.nb):
+        S = model.dof_S[model.jnt_vadr[i]:model.jnt_vadr[i] + model.jnt_nv[i]].T
+        d = np.linalg.eigvalsh(S.T @ Ic[i] @ S)
+        if d.min() <= 1e-12 * max(1.0, d.max()):
+            raise ModelError(
+                f"joint {model.jnt_names[i]!r} (body {model.body_names[i]!r}) moves a subtree without "
+                "inertia along one of its axes: the mass matrix is singular (give the bodies mass/inertia)")
