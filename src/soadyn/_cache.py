@@ -1,0 +1,29 @@
+"""The numba cache location, keyed by a hash of the kernel sources (DESIGN section 4): numba's own cache
+does not notice an edited helper in another file, so every change to ``_kernels/`` gets a fresh folder."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+KERNELS = Path(__file__).parent / "_kernels"
+
+
+def kernel_hash() -> str:
+    h = hashlib.sha256()
+    for f in sorted(KERNELS.glob("*.py")) + [Path(__file__).parent / "_jit.py"]:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def configure_cache(base: str | os.PathLike | None = None) -> str:
+    """Point ``NUMBA_CACHE_DIR`` at ``base/<kernel hash>`` unless the user set it; call before the first
+    kernel compiles. Returns the folder."""
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return os.environ["NUMBA_CACHE_DIR"]
+    base = Path(base or os.environ.get("SOADYN_CACHE", Path.home() / ".cache" / "soadyn"))
+    folder = str(base / f"numba-{kernel_hash()}")
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    return folder
