@@ -64,6 +64,13 @@ class Data:
         self.frame_v = z(6)  # last frame's spatial velocity (frame coordinates)
         self.frame_h = z(6)  # last frame's bias acceleration Jdot qd (frame coordinates)
         self.h = z((nb, 6))  # body bias accelerations (Chang-Khatib Eq. 28)
+        # osim: operational space compliance (Jain 2014 Appendix)
+        self.node_count = np.zeros(nb, dtype=np.int64)  # nodes in each subtree
+        self.node_cpar = np.zeros(nb, dtype=np.int64)  # nearest node-tree vertex ancestor
+        self.node_vid = np.zeros(nb, dtype=np.int64)  # node-tree vertex index (-1: not a vertex)
+        self.Ups = z((nb, 6, 6))  # Upsilon(i) = Omega(i, i), Jain 2014 Eq. 68
+        self.Psi = z((nb, 6, 6))  # psi products along node-tree edges
+        self.node_sets = {}  # cached node descriptions, keyed by (frames, dims)
 
     def __repr__(self) -> str:
         return f"<soadyn.Data for {self.model_name!r}>"

@@ -1,0 +1,287 @@
+"""Operational space compliance ``Lambda^-1 = J M^-1 J^T`` of a set of nodes without forming M, M^-1 or J.
+
+Convention (soadyn's, converted from Jain's tip-to-base numbering): for body ``i`` with parent ``p``,
+the articulated-body propagator ``psi_i = taubar_i ^iX_p`` with ``taubar_i = 1 - S_i D_i^-1 U_i^T``
+(``U_i = P_i S_i``, ``D_i = S_i^T P_i S_i``, ``P`` the articulated inertia) maps a parent acceleration to
+the child; its transpose is Chang-Khatib's force propagator ``L_i = ^iX_p^T taubar_i^T`` (Eq. 21).
+The extended compliance ``Omega(i, j) = J_i M^-1 J_j^T`` (body-frame Jacobians) has diagonal blocks
+``Upsilon(i) = psi_i Upsilon(p) psi_i^T + S_i D_i^-1 S_i^T`` (Jain 2014 Eq. 67-68; Chang-Khatib Table 1
+step 3) and off-diagonal blocks ``Omega(i, j) = Psi(i, c) Upsilon(c) Psi(j, c)^T`` through the nearest common
+ancestor ``c`` (Jain 2014 Eq. 69; Chang-Khatib Table 1 step 4), ``Psi(i, c)`` the product of the ``psi``
+along the path. A node ``a`` is a frame on body ``b_a`` with motion transform ``X_a`` (body -> frame) and a
+row selection ``Sel_a`` (d_a x 6); its block is ``Lambda^-1(a, b) = Sel_a X_a Omega(b_a, b_b) X_b^T
+Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
+"""
+
+import numpy as np
+
+from .._jit import jit
+from .frames import body_world_poses
+from .joints import OK, check_q
+from .spatial import xforce_T_add, xmotion
+from .tree import articulated_inertias, tree_positions
+
+
+@jit
+def psi_left(E, r, S, U, Dinv, va, n, M, out, y, w):
+    """out = psi M = taubar (X M) for a 6x6 ``M``, column by column; ``y`` (6,), ``w`` (6,) scratch.
+    ``out`` may alias ``M``."""
+    for col in range(6):
+        for m in range(6):
+            w[m] = M[m, col]
+        xmotion(E, r, w, y)
+        # y -= S D^-1 (U^T y)
+        for d in range(n):
+            s = 0.0
+            for m in range(6):
+                s += U[va + d, m] * y[m]
+            w[d] = s
+        for d in range(n):
+            s = 0.0
+            for e in range(n):
+                s += Dinv[d, e] * w[e]
+            for m in range(6):
+                y[m] -= S[va + d, m] * s
+        for m in range(6):
+            out[m, col] = y[m]
+
+
+@jit
+def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, T, y, w):
+    """out = psi Up psi^T + S D^-1 S^T (Jain 2014 Eq. 68), with ``Up`` symmetric; ``T`` 6x6 scratch.
+    ``psi Up psi^T = psi (psi Up)^T`` since ``(psi Up)^T = Up psi^T``."""
+    psi_left(E, r, S, U, Dinv, va, n, Up, T, y, w)
+    for a in range(6):
+        for b in range(a + 1, 6):
+            tmp = T[a, b]
+            T[a, b] = T[b, a]
+            T[b, a] = tmp
+    psi_left(E, r, S, U, Dinv, va, n, T, out, y, w)
+    for a in range(6):
+        for b in range(6):
+            s = 0.0
+            for d in range(n):
+                for e in range(n):
+                    s += S[va + d, a] * Dinv[d, e] * S[va + e, b]
+            out[a, b] += s
+    for a in range(6):  # remove round-off asymmetry
+        for b in range(a + 1, 6):
+            s = 0.5 * (out[a, b] + out[b, a])
+            out[a, b] = s
+            out[b, a] = s
+
+
+@jit
+def node_maps(node_E, node_r, node_sel, node_dim, B, y):
+    """``B[a] = X_a^T Sel_a^T`` (6 x d_a, in the first d_a columns): the node's selected force directions
+    as body-frame forces (Jain 2014 Eq. 61's pick-off operator). ``y`` (6,) scratch."""
+    for a in range(node_E.shape[0]):
+        for d in range(node_dim[a]):
+            y[:] = 0.0
+            xforce_T_add(node_E[a], node_r[a], node_sel[a, d], y)
+            for m in range(6):
+                B[a, m, d] = y[m]
+
+
+@jit
+def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
+    """Linv[ra:ra+da, rb:rb+db] = B_a^T Om B_b (Om^T if ``transpose``), and the mirrored block."""
+    for e in range(db):
+        for m in range(6):
+            s = 0.0
+            for l in range(6):
+                s += (Om[l, m] if transpose else Om[m, l]) * Bb[l, e]
+            tmp[m] = s
+        for d in range(da):
+            s = 0.0
+            for m in range(6):
+                s += Ba[m, d] * tmp[m]
+            Linv[ra + d, rb + e] = s
+            Linv[rb + e, ra + d] = s
+
+
+@jit
+def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+             q, node_body, node_E, node_r, node_sel, node_dim, node_row,
+             XJ_E, XJ_r, X_E, X_r, S, oR, op, IA, U, D, Dinv, cnt, cpar, vid, Ups, W,
+             Linv):
+    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69).
+
+    pass 1 (leaves to root): articulated inertias and the AB factors ``U, D^-1``; node counts per subtree.
+    The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees meet
+    (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
+    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i)`` (Eq. 68) and the edge products
+    ``W(i) = Psi(i, cpar(i))``.
+    pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
+    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b``.
+    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6). Also fills the world
+    poses ``oR, op``. Output ``Linv`` (m, m)."""
+    st = check_q(jtype, qadr, q)
+    if st != OK:
+        return st
+    nb = parent.shape[0]
+    nn = node_body.shape[0]
+    T = np.empty((3, 6, 6))
+    y = np.empty(6)
+    w = np.empty(6)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    body_world_poses(parent, X_E, X_r, oR, op)
+    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    if st != OK:
+        return st
+    # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees
+    cnt[:] = 0
+    vid[:] = 0  # here: number of node-carrying children
+    for a in range(nn):
+        cnt[node_body[a]] += 1
+    for i in range(nb - 1, -1, -1):
+        p = parent[i]
+        if p >= 0 and cnt[i] > 0:
+            cnt[p] += cnt[i]
+            vid[p] += 1
+    own = np.zeros(nb, dtype=np.int64)
+    for a in range(nn):
+        own[node_body[a]] = 1
+    nvert = 0
+    for i in range(nb):
+        if cnt[i] > 0 and (own[i] == 1 or vid[i] >= 2):
+            vid[i] = nvert
+            nvert += 1
+        else:
+            vid[i] = -1
+    verts = np.empty(nvert, dtype=np.int64)
+    # pass 2: root to leaves over bodies with nodes below
+    for i in range(nb):
+        if cnt[i] == 0:
+            continue
+        p = parent[i]
+        n = jnv[i]
+        va = vadr[i]
+        if p < 0:
+            T[2][:] = 0.0
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], Ups[i], T[0], y, w)
+            cpar[i] = -1
+        else:
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, Ups[p], Ups[i], T[0], y, w)
+            cpar[i] = p if vid[p] >= 0 else cpar[p]
+        if cpar[i] >= 0:
+            if p == cpar[i]:
+                for m in range(6):
+                    for l in range(6):
+                        T[2, m, l] = 1.0 if m == l else 0.0
+                psi_left(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], W[i], y, w)
+            else:
+                psi_left(X_E[i], X_r[i], S, U, Dinv[i], va, n, W[p], W[i], y, w)
+        if vid[i] >= 0:
+            verts[vid[i]] = i
+    # pass 3: Omega between vertices
+    Om = np.empty((nvert, nvert, 6, 6))
+    for a in range(nvert):
+        v = verts[a]
+        Om[a, a] = Ups[v]
+        c = cpar[v]
+        ic = vid[c] if c >= 0 else -1
+        for b in range(a):
+            if ic < 0:
+                Om[a, b] = 0.0
+                continue
+            for m in range(6):
+                for l in range(6):
+                    s = 0.0
+                    for k in range(6):
+                        if ic > b:
+                            s += W[v, m, k] * Om[ic, b, k, l]
+                        else:
+                            s += W[v, m, k] * Om[b, ic, l, k]
+                    Om[a, b, m, l] = s
+    # nodes: Lambda^-1(a, b) = B_a^T Omega B_b
+    B = np.empty((nn, 6, 6))
+    node_maps(node_E, node_r, node_sel, node_dim, B, y)
+    for a in range(nn):
+        va_ = vid[node_body[a]]
+        for b in range(a + 1):
+            vb_ = vid[node_body[b]]
+            if va_ >= vb_:
+                node_block(Om[va_, vb_], False, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a],
+                           node_row[b], y)
+            else:
+                node_block(Om[vb_, va_], True, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a],
+                           node_row[b], y)
+    return OK
+
+
+@jit
+def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                   subtree_end, q, node_body, node_E, node_r, node_sel, node_dim, node_row,
+                   XJ_E, XJ_r, X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
+                   Linv):
+    """Lambda^-1 by Chang-Khatib 2000 Table 1: step 3 (outward ``Omega_ii``, here for every body), step 4
+    (for each node pair, from the nearest common ancestor ``h``: ``Omega_{h,j}`` walked out to ``b_b`` by
+    ``Omega_{h,k} = Omega_{h,p} L_k``, then ``Omega_{k,j} = L_k^T Omega_{p,j}`` walked out to ``b_a``), step 5
+    (node transforms). O(n m^2): the cross-check for :func:`osim_inv`."""
+    st = check_q(jtype, qadr, q)
+    if st != OK:
+        return st
+    nb = parent.shape[0]
+    nn = node_body.shape[0]
+    T = np.empty((4, 6, 6))
+    y = np.empty(6)
+    w = np.empty(6)
+    path = np.empty(nb, dtype=np.int64)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    body_world_poses(parent, X_E, X_r, oR, op)
+    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    if st != OK:
+        return st
+    for i in range(nb):
+        p = parent[i]
+        if p < 0:
+            T[2][:] = 0.0
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], T[2], Ups[i], T[0], y, w)
+        else:
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], Ups[p], Ups[i], T[0], y, w)
+    B = np.empty((nn, 6, 6))
+    node_maps(node_E, node_r, node_sel, node_dim, B, y)
+    for a in range(nn):
+        ba = node_body[a]
+        for b in range(a + 1):
+            bb = node_body[b]
+            h = ba  # nearest common ancestor: depth-first ranges
+            while h >= 0 and not (h <= bb < subtree_end[h]):
+                h = parent[h]
+            if h < 0:
+                T[2][:] = 0.0
+            else:
+                T[2] = Ups[h]
+                # Omega(h, bb): walk out from h to bb, Omega(h, k) = Omega(h, p) psi_k^T = (psi_k Omega(p, h))^T
+                npath = 0
+                k = bb
+                while k != h:
+                    path[npath] = k
+                    npath += 1
+                    k = parent[k]
+                for s in range(npath - 1, -1, -1):
+                    k = path[s]
+                    for m in range(6):  # transpose in place
+                        for l in range(m + 1, 6):
+                            tmp = T[2, m, l]
+                            T[2, m, l] = T[2, l, m]
+                            T[2, l, m] = tmp
+                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
+                    for m in range(6):
+                        for l in range(m + 1, 6):
+                            tmp = T[2, m, l]
+                            T[2, m, l] = T[2, l, m]
+                            T[2, l, m] = tmp
+                # Omega(k, bb) = psi_k Omega(p, bb), walked out from h to ba
+                npath = 0
+                k = ba
+                while k != h:
+                    path[npath] = k
+                    npath += 1
+                    k = parent[k]
+                for s in range(npath - 1, -1, -1):
+                    k = path[s]
+                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
+            node_block(T[2], False, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a], node_row[b], y)
+    return OK
