@@ -1,7 +1,12 @@
-"""Robots shipped by the ``example-robot-data`` package (installed with ``soadyn[test]``)."""
+"""Robots shipped by the ``example-robot-data`` package (installed with ``soadyn[test]``).
+
+Their URDFs are loaded with ``mimic="independent"``: the Panda and Talos grippers declare ``<mimic>``
+joints, which are loaded as ordinary joints, as Pinocchio's ``buildModelFromUrdf`` does by default.
+"""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from ..model import Model
@@ -16,6 +21,7 @@ ROBOTS = {
 """name -> (path under example-robot-data's ``robots/`` folder, floating base by default)."""
 
 
+@functools.lru_cache(maxsize=1)
 def _robots_dir() -> Path:
     from importlib import metadata
 
@@ -43,5 +49,8 @@ def robot_urdf(name: str) -> Path:
 
 def robot(name: str, floating_base: bool | None = None) -> Model:
     """Load an example-robot-data robot (``floating_base`` defaults to the robot's usual base)."""
-    fb = ROBOTS[name][1] if floating_base is None and name in ROBOTS else bool(floating_base)
-    return Model.from_urdf(robot_urdf(name), floating_base=fb, name=name)
+    from ..io.urdf import load_urdf
+
+    path = robot_urdf(name)
+    fb = ROBOTS[name][1] if floating_base is None else bool(floating_base)
+    return load_urdf(path, floating_base=fb, name=name, mimic="independent")
