@@ -13,12 +13,13 @@ import pytest
 
 import soadyn as sd
 import soadyn.joints as J
+from soadyn.io.urdf import load_urdf_string
 from soadyn.spatial import Inertia, Transform, quat_to_rot
 from tests.support import ALGORITHMS, assert_close
 
 pin = pytest.importorskip("pinocchio")
 
-from tests.crosscheck.pin_convert import Coords, lin_ang_swap, sym_upper  # noqa: E402
+from tests.crosscheck.pin_convert import Coords, sym_upper  # noqa: E402
 
 pytestmark = pytest.mark.external
 
@@ -131,6 +132,54 @@ def test_robot_frames_match(name):
     for k, (q, qd, _, _) in enumerate(_states(model, rng, n=2)):
         for what, actual, expected in frame_quantities(model, pmodel, q, qd, links):
             assert_close(actual, expected, PIN_TOL, f"{name} state {k}: {what}")
+
+
+def _toy_urdf(seed: int) -> str:
+    """A URDF with every URDF joint type, rotated joint origins and rotated inertial frames."""
+    rng = np.random.default_rng(seed)
+
+    def vec(lo, hi):
+        return " ".join(repr(float(x)) for x in rng.uniform(lo, hi, 3))
+
+    def link(name):
+        A = rng.normal(size=(3, 3))
+        Ic = (A @ A.T * 0.05 + 0.02 * np.eye(3)).tolist()
+        return (f'<link name="{name}"><inertial><origin xyz="{vec(-0.2, 0.2)}" rpy="{vec(-2, 2)}"/>'
+                f'<mass value="{float(rng.uniform(0.5, 2))!r}"/><inertia ixx="{Ic[0][0]!r}" ixy="{Ic[0][1]!r}" '
+                f'ixz="{Ic[0][2]!r}" iyy="{Ic[1][1]!r}" iyz="{Ic[1][2]!r}" izz="{Ic[2][2]!r}"/></inertial></link>')
+
+    def joint(name, type_, parent, child, axis=None):
+        axis = axis or vec(-1, 1)
+        return (f'<joint name="{name}" type="{type_}"><parent link="{parent}"/><child link="{child}"/>'
+                f'<origin xyz="{vec(-0.5, 0.5)}" rpy="{vec(-2, 2)}"/><axis xyz="{axis}"/>'
+                '<limit lower="-2" upper="2" effort="1" velocity="1"/></joint>')
+
+    chain = [("floating", "float"), ("revolute", "rev"), ("continuous", "cont"), ("prismatic", "pri"),
+             ("fixed", "weld"), ("planar", "plane"), ("continuous", "cont2")]
+    parts = [link("base")] + [link(f"l{k}") for k in range(len(chain))]
+    for k, (type_, name) in enumerate(chain):
+        # Pinocchio's URDF planar joint is the xy plane of the joint frame: give soadyn the z normal too
+        parts.append(joint(name, type_, f"l{k - 1}" if k else "base", f"l{k}", "0 0 1" if type_ == "planar" else None))
+    parts.append(joint("side", "revolute", "l1", "side_link"))
+    parts.append(link("side_link"))
+    return '<robot name="toy">' + "".join(parts) + "</robot>"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_urdf_joint_types_match(seed):
+    """Continuous (Pinocchio nq = 2), planar, floating, prismatic, fixed joints and rotated inertial
+    frames, loaded from one URDF string by both libraries."""
+    xml = _toy_urdf(seed)
+    model, pmodel = load_urdf_string(xml), pin.buildModelFromXML(xml)
+    assert pmodel.nq == model.nq + 3  # two continuous joints (cos, sin) and the planar angle
+    rng = np.random.default_rng(300 + seed)
+    frames = list(model.frame_names)
+    for k, (q, qd, qdd, tau) in enumerate(_states(model, rng)):
+        for what, actual, expected in dynamics_quantities(model, pmodel, q, qd, qdd, tau):
+            assert_close(actual, expected, PIN_TOL, f"toy URDF {seed} state {k}: {what}")
+    for k, (q, qd, _, _) in enumerate(_states(model, rng, n=2)):
+        for what, actual, expected in frame_quantities(model, pmodel, q, qd, frames):
+            assert_close(actual, expected, PIN_TOL, f"toy URDF {seed} state {k}: {what}")
 
 
 # ------------------------------------------------------------------------------ programmatic joint types
