@@ -10,6 +10,7 @@ from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_accelera
                        frame_velocity, integrate, minv, rnea, rnea_batch)
 from .model import Model, ModelBuilder, ModelError
 from .spatial import Inertia, Transform
+from .sim import Simulator, Trajectory, energy
 
 __version__ = "0.1.0"
 
@@ -17,4 +18,5 @@ __all__ = [
     "Model", "ModelBuilder", "ModelError", "Data", "Inertia", "Transform", "joints", "models", "spatial",
     "fk", "frame_pose", "frame_jacobian", "frame_velocity", "frame_bias_acceleration",
     "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
+    "Simulator", "Trajectory", "energy",
 ]

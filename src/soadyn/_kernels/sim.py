@@ -1,33 +1,51 @@
-"""Time stepping: configuration integration, the configuration rate, energies and whole rollouts in one
-kernel call (DESIGN section 4)."""
+"""Time stepping: configuration integration, the configuration rate, energies, frame trajectories and whole
+rollouts in one kernel call (DESIGN section 4).
+
+Status codes of :func:`rollout`: the joint-kernel codes of :mod:`.joints` plus ``DIVERGED``, with the
+number ``n + 1`` of the step ``n`` that failed in bits 40 and up (``0``: the initial state was rejected
+before any step). States ``Q[0..n]`` are valid when step ``n`` fails.
+"""
 
 import numpy as np
 
 from .._jit import jit
-from .joints import BAD_IN, OK, SPHERICAL, FREE, all_finite, check_q, integrate_joint, joint_qdot, normalize_quat
-from .frames import body_world_poses
-from .tree import aba_core, check_state, tree_positions, tree_velocities
+from .frames import body_world_poses, frame_world_pose
+from .joints import (BAD_FEXT, BAD_IN, FREE, OK, SPHERICAL, all_finite, check_q, integrate_joint, joint_qdot,
+                     normalize_quat)
 from .spatial import mul6
+from .tree import aba_core, check_state, tree_positions, tree_velocities
 
 SEMI_IMPLICIT, RK4 = 0, 1
+"""Integration methods of :func:`rollout`."""
+
+DIVERGED = 16
+"""Status code: a step produced a non-finite state from finite inputs."""
+
+STEP_SHIFT = 40
+"""Bit position of ``failing step + 1`` in a :func:`rollout` status."""
 
 
 @jit
 def integrate_config(jtype, qadr, vadr, axis, axis2, q, v, dt, out, R):
-    """out = q (+) v dt, joint by joint (:func:`joints.integrate_joint`)."""
+    """out = q (+) v dt, joint by joint (:func:`joints.integrate_joint`): the group exponential of the
+    constant joint velocity on each joint's manifold (SE(3), SO(3), SE(2), or addition). ``out`` (nq,),
+    ``R`` (3, 3) scratch; ``out`` may not alias ``q``."""
     for i in range(jtype.shape[0]):
         integrate_joint(jtype[i], axis[i], axis2[i], q, qadr[i], v, vadr[i], dt, out, R)
 
 
 @jit
 def config_rate(jtype, qadr, vadr, q, v, out, R):
-    """out = dq/dt for the velocity ``v`` (the map qd -> qdot, joint by joint)."""
+    """out = dq/dt for the joint velocities ``v`` (joint by joint, :func:`joints.joint_qdot`):
+    ``qdot = 1/2 q [w; 0]`` for quaternions (body-frame ``w``), ``pdot = R(q) v`` for free-joint
+    positions, ``qdot = v`` otherwise. ``out`` (nq,), ``R`` (3, 3) scratch."""
     for i in range(jtype.shape[0]):
         joint_qdot(jtype[i], q, qadr[i], v, vadr[i], out, R)
 
 
 @jit
 def normalize_config(jtype, qadr, q):
+    """Normalize the quaternions of SPHERICAL and FREE joints in ``q`` in place."""
     for i in range(jtype.shape[0]):
         if jtype[i] == SPHERICAL:
             normalize_quat(q, qadr[i])
@@ -40,53 +58,88 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
             q0, qd0, tau, fext, a0, dt, method,
             XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
             Q, QD):
-    """Integrate ``nsteps = tau.shape[0]`` steps of the tree dynamics from ``(q0, qd0)`` with joint forces
-    ``tau[n]`` during step ``n``, writing states ``Q[n], QD[n]`` for ``n = 0..nsteps``.
-    ``method`` SEMI_IMPLICIT: ``qd' = qd + dt qdd(q, qd)``, ``q' = q (+) qd' dt`` (symplectic Euler on the
-    joint manifolds); RK4: classical Runge-Kutta on ``(q, qd)`` with ``dq/dt`` from :func:`config_rate`
-    and quaternions renormalized after each step. Returns ``OK``, or a status with the failing step in
-    ``Q``'s row count left unwritten (the caller reads the step from the returned code's high bits)."""
+    """Integrate ``nsteps = Q.shape[0] - 1`` steps of the tree dynamics ``qdd = ABA(q, qd, tau, f_ext)``
+    (RBDA Table 7.1) from ``(q0, qd0)``, writing the states ``Q[n], QD[n]`` (``t = n dt``) for
+    ``n = 0..nsteps``. ``q0``/``qd0`` may be views of ``Q[0]``/``QD[0]``.
+
+    Inputs are held constant during a step (zero-order hold): ``tau`` (ntau, nv) and ``fext``
+    (nfext, nb, 6) give row ``n`` for step ``n``, or their only row when they have one.
+
+    ``method`` SEMI_IMPLICIT (semi-implicit Euler in velocity form on the joint manifolds)::
+
+        qd' = qd + dt qdd(q, qd),      q' = q (+) qd' dt   (integrate_config)
+
+    first order; it is the symplectic Euler method (Hairer, Lubich & Wanner, Geometric Numerical
+    Integration, Sec. VI.3, Theorem 3.3) when the mass matrix is constant (e.g. one hinge), so the energy
+    error stays bounded there; with a configuration-dependent ``M(q)`` the velocity form is not
+    symplectic and the energy drifts by O(dt) per unit time.
+
+    ``method`` RK4 (classical Runge-Kutta, Hairer, Norsett & Wanner I, Sec. II.1, Table 1.2) on
+    ``y = (q, qd)`` with ``dq/dt`` from :func:`config_rate`::
+
+        k1 = f(y), k2 = f(y + dt/2 k1), k3 = f(y + dt/2 k2), k4 = f(y + dt k3),
+        y' = y + dt/6 (k1 + 2 k2 + 2 k3 + k4)
+
+    where ``f`` evaluates the dynamics at the stage configuration with unit quaternions (a vector field
+    that agrees with the exact one on the unit sphere and keeps it invariant, so RK4 keeps order 4), and
+    the quaternions of ``y'`` are normalized (a projection step, GNI Sec. IV.4, order preserving).
+
+    Returns ``OK``, or an error code ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]``
+    valid): ``BAD_IN``/``BAD_FEXT`` when ``tau``/``fext`` of step ``n`` are not finite, ``SINGULAR | i << 8``
+    from ABA, ``DIVERGED`` when the new state is not finite. An invalid initial state returns the
+    :func:`tree.check_state` code with step field 0."""
     st = check_state(jtype, qadr, q0, qd0)
     if st != OK:
         return st
-    if not all_finite(tau) or not all_finite(fext):
-        return BAD_IN
     nq = q0.shape[0]
     nv = qd0.shape[0]
+    nsteps = Q.shape[0] - 1
     T = np.empty((3, 6, 6))
     R = np.empty((3, 3))
-    Q[0] = q0
-    QD[0] = qd0
-    qdd = np.empty(nv)
-    if method == RK4:
-        qs = np.empty(nq)
-        vs = np.empty(nv)
-        kq = np.empty((4, nq))
-        kv = np.empty((4, nv))
-    for n in range(tau.shape[0]):
+    qs = np.empty(nq)
+    vs = np.empty(nv)
+    kq = np.empty((4, nq))
+    kv = np.empty((4, nv))
+    for k in range(nq):
+        Q[0, k] = q0[k]
+    for k in range(nv):
+        QD[0, k] = qd0[k]
+    for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
+        tau_n = tau[n if tau.shape[0] > 1 else 0]
+        fext_n = fext[n if fext.shape[0] > 1 else 0]
+        if not all_finite(tau_n):
+            return BAD_IN | ((n + 1) << STEP_SHIFT)
+        if not all_finite(fext_n):
+            return BAD_FEXT | ((n + 1) << STEP_SHIFT)
         if method == SEMI_IMPLICIT:
-            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau[n],
-                          fext, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau_n,
+                          fext_n, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[0], T)
             if st != OK:
-                return st | ((n + 1) << 40)
+                return st | ((n + 1) << STEP_SHIFT)
             for k in range(nv):
-                QD[n + 1, k] = qd[k] + dt * qdd[k]
+                QD[n + 1, k] = qd[k] + dt * kv[0, k]
             integrate_config(jtype, qadr, vadr, axis, axis2, q, QD[n + 1], dt, Q[n + 1], R)
         else:
             for stage in range(4):
-                h = 0.0 if stage == 0 else (dt if stage == 3 else 0.5 * dt)
-                for k in range(nq):
-                    qs[k] = q[k] + h * kq[stage - 1, k] if stage > 0 else q[k]
-                for k in range(nv):
-                    vs[k] = qd[k] + h * kv[stage - 1, k] if stage > 0 else qd[k]
+                if stage == 0:
+                    for k in range(nq):
+                        qs[k] = q[k]
+                    for k in range(nv):
+                        vs[k] = qd[k]
+                else:
+                    h = dt if stage == 3 else 0.5 * dt
+                    for k in range(nq):
+                        qs[k] = q[k] + h * kq[stage - 1, k]
+                    for k in range(nv):
+                        vs[k] = qd[k] + h * kv[stage - 1, k]
                 normalize_config(jtype, qadr, qs)
                 st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
-                              tau[n], fext, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
+                              tau_n, fext_n, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
                               kv[stage], T)
                 if st != OK:
-                    return st | ((n + 1) << 40)
+                    return st | ((n + 1) << STEP_SHIFT)
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
             for k in range(nq):
                 Q[n + 1, k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
@@ -94,7 +147,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
                 QD[n + 1, k] = qd[k] + dt / 6.0 * (kv[0, k] + 2.0 * kv[1, k] + 2.0 * kv[2, k] + kv[3, k])
             normalize_config(jtype, qadr, Q[n + 1])
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
-            return BAD_IN | ((n + 1) << 40)
+            return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK
 
 
@@ -103,8 +156,10 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
              Q, QD, gravity,
              XJ_E, XJ_r, X_E, X_r, S, v, c, oR, op,
              E):
-    """Kinetic ``sum 1/2 v_i^T I_i v_i``, potential ``-sum m_i g . c_i`` (world centre of mass) and total
-    energy for each state (rows of Q, QD) into ``E`` (K, 3)."""
+    """Energies of the states ``(Q[s], QD[s])`` into ``E`` (K, 3): kinetic ``T = sum_i 1/2 v_i^T I_i v_i``
+    (RBDA Eq. 2.71, body-frame spatial velocities and inertias), potential ``V = -sum_i m_i g . c_i``
+    (``c_i`` the world centre of mass of body ``i``, from ``m c`` read off the ``m c~`` block of ``I_i``,
+    RBDA Eq. 2.63) and ``T + V``. Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
     tmp = np.empty(6)
     for s in range(Q.shape[0]):
         st = check_q(jtype, qadr, Q[s])
@@ -112,9 +167,9 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
             return st
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
         tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, tmp)
+        body_world_poses(parent, X_E, X_r, oR, op)
         kin = 0.0
         pot = 0.0
-        body_world_poses(parent, X_E, X_r, oR, op)
         for i in range(parent.shape[0]):
             mul6(I[i], v[i], tmp)
             for m in range(6):
@@ -128,4 +183,23 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         E[s, 0] = kin
         E[s, 1] = pot
         E[s, 2] = kin + pot
+    return OK
+
+
+@jit
+def frame_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
+                    Q, fbody, fE, fr,
+                    XJ_E, XJ_r, X_E, X_r, S, oR, op, R,
+                    P):
+    """World positions ``P[s, j]`` (K, nfr, 3) of the frames ``(fbody[j], fE[j], fr[j])`` at the
+    configurations ``Q[s]``: forward kinematics (RBDA Sec. 4.4) then ``p = op_b + oR_b r_f``.
+    ``R`` (3, 3) scratch. Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
+    for s in range(Q.shape[0]):
+        st = check_q(jtype, qadr, Q[s])
+        if st != OK:
+            return st
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
+        body_world_poses(parent, X_E, X_r, oR, op)
+        for j in range(fbody.shape[0]):
+            frame_world_pose(fbody[j], fE[j], fr[j], oR, op, R, P[s, j])
     return OK

@@ -1,0 +1,399 @@
+"""Simulation: :class:`Simulator` steps a model in time, :class:`Trajectory` records a run (save, load,
+plot) and :func:`energy` evaluates kinetic and potential energy (DESIGN sections 4-5).
+
+A step is one kernel call; :meth:`Simulator.rollout` runs all steps of a run in one kernel call, or in a
+few chunks (one call each) behind a progress bar when the run is long.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._kernels import joints as _kj
+from ._kernels import sim as _ks
+from .data import Data
+from .dynamics import as_array, check_status, external_forces
+from .model import Model
+
+__all__ = ["Simulator", "Trajectory", "SimulationError", "energy", "INTEGRATORS"]
+
+INTEGRATORS = {"semi_implicit": _ks.SEMI_IMPLICIT, "rk4": _ks.RK4}
+"""Integrator names accepted by :class:`Simulator` and their kernel codes."""
+
+PROGRESS_AFTER_S = 1.0
+"""Runs expected to take longer than this (seconds of kernel time) show a progress bar by default."""
+CHUNK_S = 0.2
+"""Target kernel time of one chunk when a run is split for its progress bar (seconds)."""
+_body_eval_seconds = [6e-7]
+"""Cost of one dynamics evaluation per body (seconds) for the wall-time estimate of a run: an a priori
+value, replaced by the measurement of the last timed rollout (any model) in this process."""
+
+_STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
+
+
+class SimulationError(ValueError):
+    """A rollout failed at ``step`` (time ``time``): non-finite inputs, a singular mass matrix or a
+    diverged state. ``trajectory`` holds the states up to and including the last valid one (``t <= time``)."""
+
+    def __init__(self, message: str, step: int, time: float, trajectory: "Trajectory"):
+        super().__init__(message)
+        self.step = step
+        self.time = time
+        self.trajectory = trajectory
+
+
+# ------------------------------------------------------------------------------------------- trajectory
+def _json_default(x):
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"stats value of type {type(x).__name__} cannot be saved as JSON")
+
+
+@dataclass(eq=False)
+class Trajectory:
+    """A recorded run: ``K`` states at times ``t``.
+
+    ``t`` (K,) seconds; ``q`` (K, nq); ``qd`` (K, nv); ``energy`` (K, 3) kinetic, potential, total (J);
+    ``stats``: dict of run facts (model, nq, nv, dt, integrator, steps, kernel wall time, steps per second,
+    ...), JSON-serializable; ``model_name``: the model the run belongs to.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    energy: np.ndarray
+    stats: dict = field(default_factory=dict)
+    model_name: str = ""
+
+    def __len__(self) -> int:
+        return int(self.t.shape[0])
+
+    def __repr__(self) -> str:
+        span = f"t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s" if len(self) else "empty"
+        return f"<soadyn.Trajectory {self.model_name!r}: {len(self)} states, {span}>"
+
+    # ------------------------------------------------------------------ files
+    def _arrays(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if isinstance(getattr(self, f.name), np.ndarray)}
+
+    def save(self, path) -> Path:
+        """Write the trajectory to an ``.npz`` file (arrays as stored, ``stats`` as JSON text); loads back
+        bit for bit with :meth:`load`. Returns the path written."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        np.savez(path, **self._arrays(), stats=np.array(json.dumps(self.stats, default=_json_default)),
+                 model_name=np.array(self.model_name))
+        return path
+
+    @classmethod
+    def load(cls, path) -> "Trajectory":
+        """Read a trajectory written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as z:
+            names = {f.name for f in dataclasses.fields(cls)}
+            missing = [n for n in ("t", "q", "qd", "energy") if n not in z.files]
+            if missing:
+                raise ValueError(f"path: {str(path)!r} is not a saved Trajectory (missing {missing})")
+            kw = {n: z[n] for n in z.files if n in names and n not in ("stats", "model_name")}
+            stats = json.loads(str(z["stats"])) if "stats" in z.files else {}
+            model_name = str(z["model_name"]) if "model_name" in z.files else ""
+        return cls(**kw, stats=stats, model_name=model_name)
+
+    # ------------------------------------------------------------------ derived quantities
+    def _check_model(self, model: Model) -> None:
+        if not isinstance(model, Model):
+            raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
+        if model.nq != self.q.shape[1] or (self.model_name and model.name != self.model_name):
+            raise ValueError(f"model: {model.name!r} (nq={model.nq}) is not the model of this trajectory "
+                             f"({self.model_name!r}, nq={self.q.shape[1]})")
+
+    def frame_positions(self, model: Model, frame) -> np.ndarray:
+        """World positions (K, 3) of ``frame`` (name or index) along the trajectory (one kernel call).
+        ``frame`` may also be a list of frames: then the result is (K, nframes, 3)."""
+        self._check_model(model)
+        single = isinstance(frame, (str, int, np.integer))
+        ids = np.array([model.frame_id(f) for f in ([frame] if single else frame)], dtype=np.int64)
+        data = model.data()
+        P = np.empty((len(self), ids.size, 3))
+        Q = np.ascontiguousarray(self.q, dtype=np.float64)
+        if not Q.flags.writeable:
+            Q = Q.copy()
+        fbody = np.ascontiguousarray(model.frame_body[ids])
+        fE = np.ascontiguousarray(model.frame_E[ids])
+        fr = np.ascontiguousarray(model.frame_r[ids])
+        st = _ks.frame_positions(model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis,
+                                 model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r,
+                                 model.dof_S, Q, fbody, fE, fr, data.XJ_E, data.XJ_r, data.X_E, data.X_r,
+                                 data.S, data.oR, data.op, data.frame_R, P)
+        check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
+        return P[:, 0] if single else P
+
+    def plot(self, path=None, model: Model | None = None, frames=(), quantities=("energy",)) -> Path:
+        """Write a PNG with one panel per quantity (``"energy"``, ``"energy_drift"``, ``"q"``, ``"qd"``)
+        and, when ``frames`` are given (needs ``model``), a panel of their heights over time.
+        Default path: ``<model_name>.png``. Returns the path written."""
+        from .viz.plots import trajectory_figure
+
+        return trajectory_figure(self, path, model=model, frames=frames, quantities=quantities)
+
+
+# -------------------------------------------------------------------------------------------- energy
+def _energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
+    return _ks.energies(*model._tree, Q, QD, model.gravity, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S,
+                        data.v, data.c, data.oR, data.op, E)
+
+
+def energy(model: Model, data: Data, q, qd) -> tuple[float, float]:
+    """``(kinetic, potential)`` energy of the state ``(q, qd)``: ``1/2 qd^T M(q) qd`` and ``-sum m_i g . c_i``
+    (zero at the world origin)."""
+    if not isinstance(data, Data) or data.q.shape[0] != model.nq or data.v.shape[0] != model.nb:
+        raise ValueError("data: not a Data of this model (create it with model.data())")
+    data.q[:] = as_array(q, (model.nq,), "q")
+    data.qd[:] = as_array(qd, (model.nv,), "qd")
+    E = np.empty((1, 3))
+    st = _energies(model, data, data.q[None], data.qd[None], E)
+    check_status(st, model, data.q)
+    if not np.all(np.isfinite(E)):
+        raise ValueError("qd: contains NaN or inf")
+    return float(E[0, 0]), float(E[0, 1])
+
+
+# ----------------------------------------------------------------------------------------- simulator
+def _positive_finite(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name}: expected a positive number, got {x!r}")
+    x = float(x)
+    if not (math.isfinite(x) and x > 0.0):
+        raise ValueError(f"{name}: expected a positive finite number, got {x!r}")
+    return x
+
+
+class Simulator:
+    """Time stepping of a tree model with fixed step ``dt`` (seconds).
+
+    ``integrator``: ``"semi_implicit"`` (``qd' = qd + dt qdd``, ``q' = q (+) dt qd'``; one dynamics
+    evaluation per step, first order; symplectic only for a constant mass matrix, otherwise the energy
+    drifts by O(dt) per unit time) or ``"rk4"`` (classical Runge-Kutta, four evaluations, fourth order).
+
+    The simulator owns one :class:`~soadyn.data.Data` workspace (``sim.data``): use one simulator per thread.
+    """
+
+    def __init__(self, model: Model, dt: float, integrator: str = "semi_implicit"):
+        if not isinstance(model, Model):
+            raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
+        self._dt = _positive_finite(dt, "dt")
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
+        self.model = model
+        self.data = model.data()
+        self._integrator = integrator
+        self._method = INTEGRATORS[integrator]
+        # one-step buffers of step()
+        self._Q1 = np.zeros((2, model.nq))
+        self._QD1 = np.zeros((2, model.nv))
+        self._tau1 = np.zeros((1, model.nv))
+        self._fext1 = np.zeros((1, model.nb, 6))
+
+    @property
+    def dt(self) -> float:
+        return self._dt
+
+    @property
+    def integrator(self) -> str:
+        return self._integrator
+
+    def __repr__(self) -> str:
+        return f"<soadyn.Simulator {self.model.name!r} dt={self._dt:g} integrator={self._integrator!r}>"
+
+    # ------------------------------------------------------------------ kernel call
+    def _kernel(self, Q, QD, tau, fext) -> int:
+        m, d = self.model, self.data
+        return _ks.rollout(*m._tree, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
+                           d.XJ_E, d.XJ_r, d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
+                           Q, QD)
+
+    def _fext_row(self, f_ext, out: np.ndarray) -> None:
+        out[...] = external_forces(self.model, self.data, f_ext)
+
+    # ------------------------------------------------------------------ one step
+    def step(self, q, qd, tau=None, f_ext=None) -> tuple[np.ndarray, np.ndarray]:
+        """One step from ``(q, qd)`` with joint forces ``tau`` (nv,) and body-frame external forces
+        ``f_ext`` ((nb, 6) or ``{body: 6-vector}``) held during the step. Returns new arrays
+        ``(q_next, qd_next)``; one kernel call."""
+        m = self.model
+        self._Q1[0] = as_array(q, (m.nq,), "q")
+        self._QD1[0] = as_array(qd, (m.nv,), "qd")
+        if tau is None:
+            self._tau1[0] = 0.0
+        else:
+            self._tau1[0] = as_array(tau, (m.nv,), "tau")
+        self._fext_row(f_ext, self._fext1[0])
+        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1)
+        if st != _kj.OK:
+            code = st & _STEP_MASK
+            if code == _ks.DIVERGED:
+                raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
+                                 "diverged; try a smaller dt)")
+            check_status(code, m, self._Q1[0], ("q", "qd", "tau", "f_ext"))
+        return self._Q1[1].copy(), self._QD1[1].copy()
+
+    # ------------------------------------------------------------------ rollout
+    def _nsteps(self, duration, steps, schedule_rows: int | None) -> int:
+        if duration is not None and steps is not None:
+            raise ValueError("duration, steps: give one of them, not both")
+        if steps is not None:
+            if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+                raise ValueError(f"steps: expected a positive integer, got {steps!r}")
+            return int(steps)
+        if duration is not None:
+            duration = _positive_finite(duration, "duration")
+            n = int(round(duration / self._dt))
+            if n < 1:
+                raise ValueError(f"duration: {duration:g} s is shorter than one step (dt = {self._dt:g} s)")
+            return n
+        if schedule_rows is not None:
+            return schedule_rows
+        raise ValueError("duration, steps: give one of them (or a tau or f_ext schedule, one row per step)")
+
+    def _schedule(self, x, row_shape: tuple, name: str, dims: int):
+        """``x`` as a C-contiguous owned float64 array of ``(rows,) + row_shape`` and whether it is a
+        schedule (one row per step) rather than a constant."""
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if a.ndim == dims + 1:
+            a = np.array(as_array(a, (a.shape[0],) + row_shape, name), dtype=np.float64, order="C", copy=True)
+            return a, True
+        a = as_array(a, row_shape, name)
+        return np.array(a[None], dtype=np.float64, order="C", copy=True), False
+
+    def _body_evals(self, nsteps: int) -> int:
+        """Dynamics evaluations times bodies (plus a per-step overhead of about two bodies) of a run."""
+        return nsteps * (4 if self._method == _ks.RK4 else 1) * (self.model.nb + 2)
+
+    def rollout(self, q0, qd0, duration=None, steps=None, tau=None, f_ext=None, progress=None) -> Trajectory:
+        """Simulate ``steps`` steps (or ``round(duration / dt)``) from ``(q0, qd0)``; returns the
+        :class:`Trajectory` of the ``steps + 1`` states at ``t = 0, dt, ...``.
+
+        ``tau``: None (zero), a constant (nv,) or a schedule (nsteps, nv) whose row ``n`` acts during step
+        ``n``. ``f_ext``: None, a constant (nb, 6) or ``{body: 6-vector}``, or a schedule (nsteps, nb, 6) of
+        body-frame forces about the body origins. Without ``duration`` and ``steps``, the length of a
+        schedule sets the number of steps.
+
+        All steps run in one kernel call; with ``progress=True``, or by default (``progress=None``) when
+        the run is expected to take longer than ``PROGRESS_AFTER_S``, they run in chunks of about
+        ``CHUNK_S`` seconds behind a tqdm progress bar. ``progress=False``: never a bar.
+
+        A failure (non-finite input of a step, singular mass matrix, diverged state) raises
+        :class:`SimulationError` (a ``ValueError``) naming the step and time; its ``trajectory`` holds the
+        states computed before the failure.
+        """
+        m = self.model
+        q0 = as_array(q0, (m.nq,), "q0")
+        qd0 = as_array(qd0, (m.nv,), "qd0")
+        if tau is None:
+            tau_a, tau_sched = np.zeros((1, m.nv)), False
+        else:
+            tau_a, tau_sched = self._schedule(tau, (m.nv,), "tau", 1)
+        if f_ext is None or isinstance(f_ext, dict):
+            fext_a, fext_sched = np.zeros((1, m.nb, 6)), False
+            self._fext_row(f_ext, fext_a[0])
+        else:
+            fext_a, fext_sched = self._schedule(f_ext, (m.nb, 6), "f_ext", 2)
+        rows = tau_a.shape[0] if tau_sched else (fext_a.shape[0] if fext_sched else None)
+        nsteps = self._nsteps(duration, steps, rows)
+        for a, sched, name in ((tau_a, tau_sched, "tau"), (fext_a, fext_sched, "f_ext")):
+            if sched and a.shape[0] != nsteps:
+                raise ValueError(f"{name}: schedule has {a.shape[0]} rows, expected one per step ({nsteps})")
+        if progress is not None and not isinstance(progress, bool):
+            raise ValueError(f"progress: expected True, False or None, got {progress!r}")
+
+        Q = np.empty((nsteps + 1, m.nq))
+        QD = np.empty((nsteps + 1, m.nv))
+        Q[0] = q0
+        QD[0] = qd0
+        expected = self._body_evals(nsteps) * _body_eval_seconds[0]
+        show = progress if progress is not None else expected > PROGRESS_AFTER_S
+        if show:
+            per_step = max(expected / nsteps, 1e-9)
+            chunk = int(min(nsteps, max(1, CHUNK_S / per_step)))
+            bounds = list(range(0, nsteps, chunk)) + [nsteps]
+        else:
+            bounds = [0, nsteps]
+
+        was_compiled = bool(_ks.rollout.signatures)
+        bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=nsteps, unit="step", desc=f"{m.name} ({self._integrator})", leave=False)
+        wall = 0.0
+        st = _kj.OK
+        s0 = 0
+        try:
+            for s0, s1 in zip(bounds[:-1], bounds[1:]):
+                tau_c = tau_a[s0:s1] if tau_sched else tau_a
+                fext_c = fext_a[s0:s1] if fext_sched else fext_a
+                t0 = time.perf_counter()
+                st = self._kernel(Q[s0:s1 + 1], QD[s0:s1 + 1], tau_c, fext_c)
+                wall += time.perf_counter() - t0
+                if st != _kj.OK:
+                    break
+                if bar is not None:
+                    bar.update(s1 - s0)
+        finally:
+            if bar is not None:
+                bar.close()
+        if st == _kj.OK and was_compiled and wall > 0.01:  # calibrate on runs long enough to time
+            _body_eval_seconds[0] = wall / self._body_evals(nsteps)
+
+        if st == _kj.OK:
+            return self._trajectory(Q, QD, nsteps, wall, len(bounds) - 1)
+        code, field_ = st & _STEP_MASK, st >> _ks.STEP_SHIFT
+        if field_ == 0:  # the initial state was rejected
+            check_status(code, m, q0, ("q0", "qd0", "tau", "f_ext"))
+        k = s0 + field_ - 1  # the failing step; states 0..k are valid
+        t_k = k * self._dt
+        traj = self._trajectory(Q[:k + 1].copy(), QD[:k + 1].copy(), k, wall, len(bounds) - 1)
+        traj.stats["failed_step"] = k
+        raise SimulationError(f"step {k} (t = {t_k:.6g} s): {self._reason(code, k, tau_sched, fext_sched)}",
+                              k, t_k, traj)
+
+    def _reason(self, code: int, k: int, tau_sched: bool, fext_sched: bool) -> str:
+        if code == _ks.DIVERGED:
+            return ("the state became non-finite (the integration diverged; try a smaller dt or the rk4 "
+                    "integrator)")
+        if code == _kj.BAD_IN:
+            return f"tau{f'[{k}]' if tau_sched else ''}: contains NaN or inf"
+        if code == _kj.BAD_FEXT:
+            return f"f_ext{f'[{k}]' if fext_sched else ''}: contains NaN or inf"
+        try:
+            check_status(code, self.model, None)
+        except (ValueError, RuntimeError) as exc:
+            return str(exc)
+        return f"kernel status {code}"
+
+    def _trajectory(self, Q, QD, nsteps: int, wall: float, chunks: int) -> Trajectory:
+        m = self.model
+        E = np.empty((Q.shape[0], 3))
+        st = _energies(m, self.data, Q, QD, E)
+        check_status(st, m, Q[-1], ("trajectory q", "trajectory qd", "input", "f_ext"))
+        stats = {
+            "model": m.name, "nq": m.nq, "nv": m.nv, "nb": m.nb, "dt": self._dt, "integrator": self._integrator,
+            "steps": nsteps, "duration": nsteps * self._dt, "chunks": chunks, "wall_time_s": wall,
+            "steps_per_second": nsteps / wall if wall > 0 else float("inf"),
+        }
+        return Trajectory(t=np.arange(Q.shape[0]) * self._dt, q=Q, qd=QD, energy=E, stats=stats,
+                          model_name=m.name)
+
