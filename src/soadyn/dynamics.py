@@ -305,6 +305,8 @@ def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity ``v`` with ``integrate(model, q0, v) == q1`` (per-joint group logarithm)."""
     q0 = as_array(q0, (model.nq,), "q0")
     q1 = as_array(q1, (model.nq,), "q1")
+    if model.nq == model.nv and not np.any(model.jnt_type == J.PLANAR):
+        return q1 - q0  # only vector-space joints
     v = np.empty(model.nv)
     for i in range(model.nb):
         t, a, k = model.jnt_type[i], model.jnt_qadr[i], model.jnt_vadr[i]

@@ -94,11 +94,12 @@ class Model:
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def from_urdf(path, floating_base: bool = False, name: str | None = None) -> "Model":
-        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`)."""
+    def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: str = "error") -> "Model":
+        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`; ``mimic="independent"`` loads mimic
+        joints as ordinary joints instead of rejecting them)."""
         from .io.urdf import load_urdf
 
-        return load_urdf(path, floating_base=floating_base, name=name)
+        return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic)
 
     def data(self) -> "Data":
         """A fresh :class:`~soadyn.data.Data` workspace for this model (one per thread)."""

@@ -5,6 +5,8 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 ``frame_E`` maps body coordinates to frame coordinates, ``frame_r`` is the frame origin in the body.
 """
 
+import numpy as np
+
 from .._jit import jit
 from .joints import OK, check_q
 from .spatial import xmotion
@@ -46,6 +48,39 @@ def frame_world_pose(b, fE, fr, oR, op, R, p):
 
 
 @jit
+def jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J, o):
+    """Rows ``o .. o+5`` of ``J``: the world-aligned Jacobian at the point ``p`` of body ``b`` (Chang-Khatib
+    2000 Eqs. 24-25): for each dof ``k`` of each ancestor ``j``, ``[oR_j S_k^w; oR_j S_k^v + (oR_j S_k^w) x
+    (p - op_j)]``. Other columns are left untouched (zero them first)."""
+    j = b
+    while j >= 0:
+        d0, d1, d2 = p[0] - op[j, 0], p[1] - op[j, 1], p[2] - op[j, 2]
+        for k in range(vadr[j], vadr[j] + jnv[j]):
+            for m in range(3):
+                J[o + m, k] = oR[j, m, 0] * S[k, 0] + oR[j, m, 1] * S[k, 1] + oR[j, m, 2] * S[k, 2]
+                J[o + 3 + m, k] = oR[j, m, 0] * S[k, 3] + oR[j, m, 1] * S[k, 4] + oR[j, m, 2] * S[k, 5]
+            J[o + 3, k] += J[o + 1, k] * d2 - J[o + 2, k] * d1
+            J[o + 4, k] += J[o + 2, k] * d0 - J[o, k] * d2
+            J[o + 5, k] += J[o, k] * d1 - J[o + 1, k] * d0
+        j = parent[j]
+
+
+@jit
+def bias_accelerations(parent, X_E, X_r, c, h):
+    """Pass: root to leaves. Body bias accelerations ``h_i = ^iX_p h_p + c_i``, ``h_root = 0``
+    (Chang-Khatib 2000 Eq. 28): the accelerations at ``qdd = 0`` without gravity."""
+    for i in range(parent.shape[0]):
+        pi = parent[i]
+        if pi >= 0:
+            xmotion(X_E[i], X_r[i], h[pi], h[i])
+            for m in range(6):
+                h[i, m] += c[i, m]
+        else:
+            for m in range(6):
+                h[i, m] = c[i, m]
+
+
+@jit
 def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
        q, qd,
        XJ_E, XJ_r, X_E, X_r, S, c, vJ,
@@ -77,17 +112,7 @@ def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pi
     body_world_poses(parent, X_E, X_r, oR, op)
     frame_world_pose(fb, fE, fr, oR, op, R, p)
     J[:] = 0.0
-    j = fb
-    while j >= 0:
-        d0, d1, d2 = p[0] - op[j, 0], p[1] - op[j, 1], p[2] - op[j, 2]
-        for k in range(vadr[j], vadr[j] + jnv[j]):
-            for m in range(3):
-                J[m, k] = oR[j, m, 0] * S[k, 0] + oR[j, m, 1] * S[k, 1] + oR[j, m, 2] * S[k, 2]
-                J[3 + m, k] = oR[j, m, 0] * S[k, 3] + oR[j, m, 1] * S[k, 4] + oR[j, m, 2] * S[k, 5]
-            J[3, k] += J[1, k] * d2 - J[2, k] * d1
-            J[4, k] += J[2, k] * d0 - J[0, k] * d2
-            J[5, k] += J[0, k] * d1 - J[1, k] * d0
-        j = parent[j]
+    jacobian_columns(parent, vadr, jnv, S, oR, op, fb, p, J, 0)
     return OK
 
 
@@ -104,15 +129,7 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         return st
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    for i in range(parent.shape[0]):
-        pi = parent[i]
-        if pi >= 0:
-            xmotion(X_E[i], X_r[i], h[pi], h[i])
-            for m in range(6):
-                h[i, m] += c[i, m]
-        else:
-            for m in range(6):
-                h[i, m] = c[i, m]
+    bias_accelerations(parent, X_E, X_r, c, h)
     body_world_poses(parent, X_E, X_r, oR, op)
     frame_world_pose(fb, fE, fr, oR, op, R, p)
     if fb < 0:
@@ -122,4 +139,42 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     else:
         xmotion(fE, fr, v[fb], vf)
         xmotion(fE, fr, h[fb], hf)
+    return OK
+
+
+@jit
+def task_kinematics(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                    q, qd, node_body, node_E, node_r,
+                    XJ_E, XJ_r, X_E, X_r, S, v, c, h, vJ, oR, op,
+                    J, hn):
+    """World-aligned Jacobians and classical bias accelerations of ``n`` frames in one pass (Chang-Khatib
+    2000 Sec. 4.1-4.2): rows ``6a .. 6a+5`` of ``J`` (6n, nv) are frame ``a``'s world-aligned Jacobian
+    (as :func:`frame_jacobian_world_aligned`), and ``hn[6a:6a+6] = [R wdot; R pddot]`` at ``qdd = 0`` without
+    gravity: ``h_i = ^iX_p h_p + c_i`` (Eq. 28), ``h_f = X_fb h_b``, classical ``[h_w; h_v + w x v]``."""
+    st = check_state(jtype, qadr, q, qd)
+    if st != OK:
+        return st
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
+    body_world_poses(parent, X_E, X_r, oR, op)
+    bias_accelerations(parent, X_E, X_r, c, h)
+    J[:] = 0.0
+    R = np.empty((3, 3))
+    p = np.empty(3)
+    vf = np.empty(6)
+    hf = np.empty(6)
+    for a in range(node_body.shape[0]):
+        b = node_body[a]
+        frame_world_pose(b, node_E[a], node_r[a], oR, op, R, p)
+        o = 6 * a
+        jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J, o)
+        xmotion(node_E[a], node_r[a], v[b], vf)
+        xmotion(node_E[a], node_r[a], h[b], hf)
+        # classical linear part: h_v + w x v (frame coordinates)
+        hf[3] += vf[1] * vf[5] - vf[2] * vf[4]
+        hf[4] += vf[2] * vf[3] - vf[0] * vf[5]
+        hf[5] += vf[0] * vf[4] - vf[1] * vf[3]
+        for m in range(3):
+            hn[o + m] = R[m, 0] * hf[0] + R[m, 1] * hf[1] + R[m, 2] * hf[2]
+            hn[o + 3 + m] = R[m, 0] * hf[3] + R[m, 1] * hf[4] + R[m, 2] * hf[5]
     return OK

@@ -50,18 +50,24 @@ def quat_to_rot(q, k, R):
 
 @jit
 def mat3_mul(A, B, out):
-    """out = A B (3x3)."""
-    for r in range(3):
-        for c in range(3):
-            out[r, c] = A[r, 0] * B[0, c] + A[r, 1] * B[1, c] + A[r, 2] * B[2, c]
+    """out = A B (3x3). ``B`` is read into registers first, so ``out`` may alias ``A`` or ``B``."""
+    b00, b01, b02 = B[0, 0], B[0, 1], B[0, 2]
+    b10, b11, b12 = B[1, 0], B[1, 1], B[1, 2]
+    b20, b21, b22 = B[2, 0], B[2, 1], B[2, 2]
+    for k in range(3):
+        a0, a1, a2 = A[k, 0], A[k, 1], A[k, 2]
+        out[k, 0] = a0 * b00 + a1 * b10 + a2 * b20
+        out[k, 1] = a0 * b01 + a1 * b11 + a2 * b21
+        out[k, 2] = a0 * b02 + a1 * b12 + a2 * b22
 
 
 @jit
 def compose(E1, r1, E2, r2, E, r):
     """(E, r) = X1 X2, i.e. first X2 (A->B) then X1 (B->C): ``E = E1 E2``, ``r = r2 + E2^T r1``."""
-    mat3_mul(E1, E2, E)
+    x0, x1, x2 = r1[0], r1[1], r1[2]
     for k in range(3):
-        r[k] = r2[k] + E2[0, k] * r1[0] + E2[1, k] * r1[1] + E2[2, k] * r1[2]
+        r[k] = r2[k] + E2[0, k] * x0 + E2[1, k] * x1 + E2[2, k] * x2
+    mat3_mul(E1, E2, E)
 
 
 @jit
@@ -139,39 +145,104 @@ def mul6(A, x, out):
 
 
 @jit
-def add_XtIX(E, r, I, out, T):
-    """out += X^T I X for a 6x6 inertia ``I`` given in B (RBDA Eq. 2.66), using scratch ``T`` (6x6).
+def _sym3_congruence(E, a00, a01, a02, a11, a12, a22):
+    """The 6 distinct entries of ``E^T A E`` for a symmetric 3x3 ``A`` (upper triangle given)."""
+    # P = A E, column by column
+    p00 = a00 * E[0, 0] + a01 * E[1, 0] + a02 * E[2, 0]
+    p10 = a01 * E[0, 0] + a11 * E[1, 0] + a12 * E[2, 0]
+    p20 = a02 * E[0, 0] + a12 * E[1, 0] + a22 * E[2, 0]
+    p01 = a00 * E[0, 1] + a01 * E[1, 1] + a02 * E[2, 1]
+    p11 = a01 * E[0, 1] + a11 * E[1, 1] + a12 * E[2, 1]
+    p21 = a02 * E[0, 1] + a12 * E[1, 1] + a22 * E[2, 1]
+    p02 = a00 * E[0, 2] + a01 * E[1, 2] + a02 * E[2, 2]
+    p12 = a01 * E[0, 2] + a11 * E[1, 2] + a12 * E[2, 2]
+    p22 = a02 * E[0, 2] + a12 * E[1, 2] + a22 * E[2, 2]
+    c00 = E[0, 0] * p00 + E[1, 0] * p10 + E[2, 0] * p20
+    c01 = E[0, 0] * p01 + E[1, 0] * p11 + E[2, 0] * p21
+    c02 = E[0, 0] * p02 + E[1, 0] * p12 + E[2, 0] * p22
+    c11 = E[0, 1] * p01 + E[1, 1] * p11 + E[2, 1] * p21
+    c12 = E[0, 1] * p02 + E[1, 1] * p12 + E[2, 1] * p22
+    c22 = E[0, 2] * p02 + E[1, 2] * p12 + E[2, 2] * p22
+    return c00, c01, c02, c11, c12, c22
 
-    With ``X = R P``, ``R = blockdiag(E, E)`` and ``P = [[1, 0], [-r~, 1]]``:
-    pass 1 rotates the blocks, ``T = R^T I R``; pass 2 forms ``T P`` (left block columns minus right
-    block columns times ``r~``); pass 3 forms ``P^T (T P)`` (top block rows plus ``r~`` times bottom rows).
-    """
-    # pass 1: T = blockdiag(E)^T I blockdiag(E)
-    for bi in range(2):
-        for bj in range(2):
-            for a in range(3):
-                for b in range(3):
-                    s = 0.0
-                    for k in range(3):
-                        s += E[k, a] * (I[3 * bi + k, 3 * bj] * E[0, b] + I[3 * bi + k, 3 * bj + 1] * E[1, b]
-                                        + I[3 * bi + k, 3 * bj + 2] * E[2, b])
-                    T[3 * bi + a, 3 * bj + b] = s
-    r0, r1, r2 = r[0], r[1], r[2]
-    # pass 2: T[:, 0:3] -= T[:, 3:6] r~   (row-wise: y^T r~ = (y x r)^T)
-    for row in range(6):
-        y0, y1, y2 = T[row, 3], T[row, 4], T[row, 5]
-        T[row, 0] -= y1 * r2 - y2 * r1
-        T[row, 1] -= y2 * r0 - y0 * r2
-        T[row, 2] -= y0 * r1 - y1 * r0
-    # pass 3: T[0:3, :] += r~ T[3:6, :]   (column-wise: r x y)
-    for col in range(6):
-        y0, y1, y2 = T[3, col], T[4, col], T[5, col]
-        T[0, col] += r1 * y2 - r2 * y1
-        T[1, col] += r2 * y0 - r0 * y2
-        T[2, col] += r0 * y1 - r1 * y0
-    for a in range(6):
-        for b in range(6):
-            out[a, b] += T[a, b]
+
+@jit
+def add_XtIX(E, r, I, out, T):
+    """out += X^T I X for a symmetric 6x6 inertia ``I`` given in B (RBDA Eq. 2.66); ``T`` (6x6) scratch.
+
+    With ``I = [[A, B], [B^T, C]]`` and ``X = blockdiag(E, E) [[1, 0], [-r~, 1]]``: rotate the blocks
+    (``A' = E^T A E``, ``B' = E^T B E``, ``C' = E^T C E``), then shift the reference point:
+    ``X^T I X = [[A' - Z - Z^T - r~ C' r~, B' + r~ C'], [., C']]`` with ``Z = B' r~``."""
+    a00, a01, a02, a11, a12, a22 = _sym3_congruence(E, I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
+    c00, c01, c02, c11, c12, c22 = _sym3_congruence(E, I[3, 3], I[3, 4], I[3, 5], I[4, 4], I[4, 5], I[5, 5])
+    # B' = E^T B E into T's top-right block
+    for k in range(3):
+        q0 = I[0, 3] * E[0, k] + I[0, 4] * E[1, k] + I[0, 5] * E[2, k]
+        q1 = I[1, 3] * E[0, k] + I[1, 4] * E[1, k] + I[1, 5] * E[2, k]
+        q2 = I[2, 3] * E[0, k] + I[2, 4] * E[1, k] + I[2, 5] * E[2, k]
+        for j in range(3):
+            T[j, 3 + k] = E[0, j] * q0 + E[1, j] * q1 + E[2, j] * q2
+    b00, b01, b02 = T[0, 3], T[0, 4], T[0, 5]
+    b10, b11, b12 = T[1, 3], T[1, 4], T[1, 5]
+    b20, b21, b22 = T[2, 3], T[2, 4], T[2, 5]
+    x, y, z = r[0], r[1], r[2]
+    # Y = r~ C' (columns r x C'[:, k]); top-right block B' + Y
+    y00, y10, y20 = y * c02 - z * c01, z * c00 - x * c02, x * c01 - y * c00
+    y01, y11, y21 = y * c12 - z * c11, z * c01 - x * c12, x * c11 - y * c01
+    y02, y12, y22 = y * c22 - z * c12, z * c02 - x * c22, x * c12 - y * c02
+    t00, t01, t02 = b00 + y00, b01 + y01, b02 + y02
+    t10, t11, t12 = b10 + y10, b11 + y11, b12 + y12
+    t20, t21, t22 = b20 + y20, b21 + y21, b22 + y22
+    # Z = B' r~ (rows B'[j, :] x r); W = Y r~ (rows Y[j, :] x r)
+    z00, z01, z02 = b01 * z - b02 * y, b02 * x - b00 * z, b00 * y - b01 * x
+    z10, z11, z12 = b11 * z - b12 * y, b12 * x - b10 * z, b10 * y - b11 * x
+    z20, z21, z22 = b21 * z - b22 * y, b22 * x - b20 * z, b20 * y - b21 * x
+    w00, w01, w02 = y01 * z - y02 * y, y02 * x - y00 * z, y00 * y - y01 * x
+    w11, w12 = y12 * x - y10 * z, y10 * y - y11 * x
+    w22 = y20 * y - y21 * x
+    # top-left: A' - Z - Z^T - W  (W = r~ C' r~ is symmetric)
+    tl00 = a00 - 2.0 * z00 - w00
+    tl01 = a01 - z01 - z10 - w01
+    tl02 = a02 - z02 - z20 - w02
+    tl11 = a11 - 2.0 * z11 - w11
+    tl12 = a12 - z12 - z21 - w12
+    tl22 = a22 - 2.0 * z22 - w22
+    out[0, 0] += tl00
+    out[0, 1] += tl01
+    out[0, 2] += tl02
+    out[1, 0] += tl01
+    out[1, 1] += tl11
+    out[1, 2] += tl12
+    out[2, 0] += tl02
+    out[2, 1] += tl12
+    out[2, 2] += tl22
+    out[0, 3] += t00
+    out[0, 4] += t01
+    out[0, 5] += t02
+    out[1, 3] += t10
+    out[1, 4] += t11
+    out[1, 5] += t12
+    out[2, 3] += t20
+    out[2, 4] += t21
+    out[2, 5] += t22
+    out[3, 0] += t00
+    out[4, 0] += t01
+    out[5, 0] += t02
+    out[3, 1] += t10
+    out[4, 1] += t11
+    out[5, 1] += t12
+    out[3, 2] += t20
+    out[4, 2] += t21
+    out[5, 2] += t22
+    out[3, 3] += c00
+    out[3, 4] += c01
+    out[3, 5] += c02
+    out[4, 3] += c01
+    out[4, 4] += c11
+    out[4, 5] += c12
+    out[5, 3] += c02
+    out[5, 4] += c12
+    out[5, 5] += c22
 
 
 @jit

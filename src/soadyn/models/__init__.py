@@ -1,7 +1,8 @@
 """The model zoo: random trees for tests, the papers' benchmark systems and example robots."""
 
 from .auto_tree import ALL_JOINTS, auto_tree
+from .humanoid import humanoid24, humanoid24_posture
 from .pendulum import pendulum
 from .robots import robot, robot_urdf
 
-__all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "robot", "robot_urdf"]
+__all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "humanoid24", "humanoid24_posture", "robot", "robot_urdf"]
