@@ -19,7 +19,7 @@ class Data:
     def __init__(self, model: "Model"):
         nb, nq, nv = model.nb, model.nq, model.nv
         z = np.zeros
-        self.model_name = model.name
+        self.model = model  # the model this workspace belongs to (checked by every wrapper)
         # inputs, copied here by the wrappers before each kernel call
         self.q = model.neutral_q()  # (nq,)
         self.qd = z(nv)  # (nv,)
@@ -73,4 +73,4 @@ class Data:
         self.node_sets = {}  # cached node descriptions, keyed by (frames, dims)
 
     def __repr__(self) -> str:
-        return f"<soadyn.Data for {self.model_name!r}>"
+        return f"<soadyn.Data for {self.model.name!r}>"

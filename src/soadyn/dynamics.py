@@ -93,7 +93,7 @@ def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ex
 
 
 def _check_data(model: Model, data: Data) -> None:
-    if not isinstance(data, Data) or data.q.shape[0] != model.nq or data.v.shape[0] != model.nb:
+    if getattr(data, "model", None) is not model:
         raise ValueError("data: not a Data of this model (create it with model.data())")
 
 
@@ -290,8 +290,12 @@ def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
 def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
     """``q (+) v dt``: each joint moved along the group exponential of its constant velocity (SE(3) for
     free joints, SO(3) for spherical, SE(2) for planar, addition otherwise). Returns a new (nq,) array."""
-    q = as_array(q, (model.nq,), "q")
+    q = _valid_q(model, q, "q")
     v = as_array(v, (model.nv,), "v")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("v: contains NaN or inf")
+    if isinstance(dt, bool) or not isinstance(dt, (int, float, np.integer, np.floating)) or not np.isfinite(dt):
+        raise ValueError(f"dt: expected a finite real number, got {dt!r}")
     out = np.empty(model.nq)
     R = np.empty((3, 3))
     from ._kernels.sim import integrate_config
@@ -303,8 +307,8 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
 
 def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity ``v`` with ``integrate(model, q0, v) == q1`` (per-joint group logarithm)."""
-    q0 = as_array(q0, (model.nq,), "q0")
-    q1 = as_array(q1, (model.nq,), "q1")
+    q0 = _valid_q(model, q0, "q0")
+    q1 = _valid_q(model, q1, "q1")
     if model.nq == model.nv and not np.any(model.jnt_type == J.PLANAR):
         return q1 - q0  # only vector-space joints
     v = np.empty(model.nv)
@@ -319,6 +323,12 @@ def difference(model: Model, q0, q1) -> np.ndarray:
         else:
             v[k:k + model.jnt_nv[i]] = q1[a:a + model.jnt_nq[i]] - q0[a:a + model.jnt_nq[i]]
     return v
+
+
+def _valid_q(model: Model, q, name: str) -> np.ndarray:
+    q = as_array(q, (model.nq,), name)
+    check_status(_kj.check_q(model.jnt_type, model.jnt_qadr, q), model, q, (name,))
+    return q
 
 
 def _se3_log(q0, q1) -> np.ndarray:
