@@ -20,7 +20,7 @@ import numpy as np
 from ._kernels import joints as _kj
 from ._kernels import sim as _ks
 from .data import Data
-from .dynamics import as_array, check_status, external_forces
+from .dynamics import _check_data, as_array, check_status, external_forces
 from .model import Model
 
 __all__ = ["Simulator", "Trajectory", "SimulationError", "energy", "INTEGRATORS"]
@@ -112,6 +112,17 @@ class Trajectory:
             model_name = str(z["model_name"]) if "model_name" in z.files else ""
         return cls(**kw, stats=stats, model_name=model_name)
 
+    @classmethod
+    def from_states(cls, model: Model, t, Q, QD, stats: dict | None = None) -> "Trajectory":
+        """A trajectory of states recorded outside :meth:`Simulator.rollout` (e.g. a closed-loop run
+        stepped from Python), with energies evaluated in one kernel call."""
+        t = np.ascontiguousarray(t, dtype=np.float64)
+        Q = np.ascontiguousarray(as_array(Q, (t.shape[0], model.nq), "Q"))
+        QD = np.ascontiguousarray(as_array(QD, (t.shape[0], model.nv), "QD"))
+        E = np.empty((t.shape[0], 3))
+        check_status(_energies(model, model.data(), Q, QD, E), model, Q[0], ("Q", "QD"))
+        return cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name)
+
     # ------------------------------------------------------------------ derived quantities
     def _check_model(self, model: Model) -> None:
         if not isinstance(model, Model):
@@ -159,8 +170,7 @@ def _energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.nda
 def energy(model: Model, data: Data, q, qd) -> tuple[float, float]:
     """``(kinetic, potential)`` energy of the state ``(q, qd)``: ``1/2 qd^T M(q) qd`` and ``-sum m_i g . c_i``
     (zero at the world origin)."""
-    if not isinstance(data, Data) or data.q.shape[0] != model.nq or data.v.shape[0] != model.nb:
-        raise ValueError("data: not a Data of this model (create it with model.data())")
+    _check_data(model, data)
     data.q[:] = as_array(q, (model.nq,), "q")
     data.qd[:] = as_array(qd, (model.nv,), "qd")
     E = np.empty((1, 3))

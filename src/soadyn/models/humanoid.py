@@ -22,7 +22,8 @@ def humanoid24() -> Model:
     Chain from the foot: left ankle roll/pitch, knee, hip pitch/roll/yaw up to the pelvis; from the pelvis:
     the right leg (hip yaw/roll/pitch, knee, ankle pitch/roll), the waist (yaw, pitch, roll) to the torso,
     the neck (yaw), and two arms (shoulder pitch/roll/yaw, elbow). Operational points: frames
-    ``"left_hand"`` and ``"right_hand"`` at the forearm tips. About 62 kg; the shoulders stand 1.42 m high.
+    ``"left_hand"`` and ``"right_hand"`` at the finger tips (forearm and hand 0.45 m, reach 0.75 m). About
+    62 kg; the shoulders stand 1.47 m high.
     Joint names follow the links (``"l_knee"``, ``"waist_pitch"``, ...); ``q = 0`` stands straight with
     arms hanging; :func:`humanoid24_posture` is a relaxed initial posture.
     """
@@ -58,17 +59,17 @@ def humanoid24() -> Model:
         body(f"{side}_shoulder_pitch", "waist_roll", Y, (0.0, s * 0.2, 0.45), small)
         body(f"{side}_shoulder_roll", f"{side}_shoulder_pitch", X, (0.0, 0.0, 0.0), small)
         body(f"{side}_shoulder_yaw", f"{side}_shoulder_roll", Z, (0.0, 0.0, 0.0), _segment(2.0, 0.3, 0.04))
-        body(f"{side}_elbow", f"{side}_shoulder_yaw", Y, (0.0, 0.0, -0.3), _segment(1.5, 0.3, 0.035))
+        body(f"{side}_elbow", f"{side}_shoulder_yaw", Y, (0.0, 0.0, -0.3), _segment(1.8, 0.45, 0.035))
         b.add_frame("left_hand" if side == "l" else "right_hand", f"{side}_elbow",
-                    Transform.from_pose(None, (0.0, 0.0, -0.3)))
+                    Transform.from_pose(None, (0.0, 0.0, -0.45)))
     return b.finalize()
 
 
 def humanoid24_posture(model: Model) -> np.ndarray:
     """A relaxed standing posture: knees and hips slightly bent, elbows at 60 degrees, arms forward."""
     q = model.neutral_q()
-    values = {"l_ankle_pitch": 0.15, "l_knee": -0.3, "l_hip_pitch": 0.15, "r_hip_pitch": -0.15, "r_knee": 0.3,
-              "r_ankle_pitch": -0.15, "l_shoulder_pitch": -0.4, "r_shoulder_pitch": -0.4, "l_shoulder_roll": 0.15,
+    values = {"l_ankle_pitch": 0.3, "l_knee": -0.6, "l_hip_pitch": 0.3, "r_hip_pitch": -0.3, "r_knee": 0.6,
+              "r_ankle_pitch": -0.3, "l_shoulder_pitch": -0.4, "r_shoulder_pitch": -0.4, "l_shoulder_roll": 0.15,
               "r_shoulder_roll": -0.15, "l_elbow": -1.0, "r_elbow": -1.0}
     for name, val in values.items():
         q[model.jnt_qadr[model.joint_id(name)]] = val
