@@ -1,0 +1,418 @@
+"""The ``soadyn`` command (console script ``soadyn = soadyn.cli:main``).
+
+Commands: ``demo`` (a pendulum run written as npz + png), ``warmup`` (compile every kernel once),
+``info MODEL`` (model summary), ``bench TOPIC`` (benchmarks against the peer library). ``main`` is a click
+group: new commands and groups are added with ``@main.command()`` / ``@main.group()``; benchmark topics
+listed in :data:`soadyn.bench.TOPICS` become ``bench`` subcommands automatically.
+
+The numba cache is pointed at a folder keyed by the kernel sources (:func:`setup_cache`) before any
+command runs, so no command compiles into a stale cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import math
+import pkgutil
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+import soadyn
+
+__all__ = ["main", "setup_cache", "resolve_model", "kernel_dispatchers", "entry_kernels", "warmup_calls"]
+
+
+# ------------------------------------------------------------------------------------------------ cache
+def kernel_modules() -> list:
+    """Every module of ``soadyn._kernels``, imported (importing them compiles nothing)."""
+    import importlib
+
+    from . import _kernels
+
+    return [importlib.import_module(f"{_kernels.__name__}.{m.name}")
+            for m in sorted(pkgutil.iter_modules(_kernels.__path__), key=lambda m: m.name)]
+
+
+def kernel_dispatchers() -> dict:
+    """``"module.function" -> numba dispatcher`` for every kernel defined in ``soadyn._kernels``."""
+    from numba.core.dispatcher import Dispatcher
+
+    out = {}
+    for mod in kernel_modules():
+        short = mod.__name__.rsplit(".", 1)[1]
+        for name, obj in vars(mod).items():
+            if isinstance(obj, Dispatcher) and obj.py_func.__module__ == mod.__name__:
+                out[f"{short}.{name}"] = obj
+    return out
+
+
+def setup_cache() -> str:
+    """Point numba's cache at ``soadyn._cache.configure_cache()``'s folder (keyed by the kernel sources)
+    and make the already decorated kernels use it. Returns the folder.
+
+    numba picks a function's cache folder when the function is decorated, which happens when soadyn is
+    imported; setting ``NUMBA_CACHE_DIR`` afterwards only takes effect once numba's configuration is
+    reloaded and the kernels' caches are re-created, which this function does.
+    """
+    from numba.core import config
+
+    from ._cache import configure_cache
+
+    folder = configure_cache()
+    config.reload_config()
+    for disp in kernel_dispatchers().values():
+        disp.enable_caching()
+    return folder
+
+
+def entry_kernels() -> dict:
+    """The kernels called from Python (referenced by a soadyn module outside ``_kernels``):
+    ``"module.function" -> dispatcher``. Helpers only called from other kernels are left out."""
+    import soadyn as pkg
+
+    disp = kernel_dispatchers()
+    root = Path(pkg.__file__).parent
+    used = set()
+    for path in root.rglob("*.py"):
+        if "_kernels" in path.relative_to(root).parts:
+            continue
+        try:
+            tree = ast.parse(path.read_text())
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        aliases = {}  # local name -> kernel module short name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and "_kernels" in node.module.split("."):
+                last = node.module.split(".")[-1]
+                for a in node.names:
+                    if last == "_kernels":
+                        aliases[a.asname or a.name] = a.name
+                    else:
+                        used.add(f"{last}.{a.name}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                used.add(f"{aliases[node.value.id]}.{node.attr}")
+    return {k: disp[k] for k in sorted(used) if k in disp}
+
+
+# ------------------------------------------------------------------------------------------------ models
+def zoo() -> dict:
+    """Model zoo builders by name: the functions of ``soadyn.models`` that return a Model."""
+    from . import models
+
+    out = {}
+    for name in getattr(models, "__all__", ()):
+        f = getattr(models, name, None)
+        if name == "robot" or not inspect.isfunction(f):
+            continue
+        if inspect.signature(f).return_annotation in ("Model", soadyn.Model):
+            out[name] = f
+    return out
+
+
+def _split_args(text: str) -> list[str]:
+    """Split at commas outside brackets and quotes: ``"5,joint_mix=(1,2)"`` -> ``["5", "joint_mix=(1,2)"]``."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def resolve_model(spec: str, floating_base: bool | None = None) -> soadyn.Model:
+    """A model from a spec: a zoo entry ``name[:arg,...,key=value]`` (``pendulum:12``, ``auto_tree:10``,
+    ``auto_tree:5,branching=2``), an example-robot-data robot (``talos``, ``ur5``, ...) or a URDF path.
+    ``ValueError`` with the accepted forms otherwise."""
+    from .models.robots import ROBOTS, robot
+
+    spec = spec.strip()
+    builders = zoo()
+    name, _, argtext = spec.partition(":")
+    if name in builders:
+        args, kwargs = [], {}
+        for part in _split_args(argtext):
+            key, eq, val = part.partition("=")
+            if eq:
+                kwargs[key.strip()] = _parse_value(val.strip())
+            else:
+                if kwargs:
+                    raise ValueError(f"{spec!r}: positional argument {part!r} after a keyword argument")
+                args.append(_parse_value(part))
+        try:
+            return builders[name](*args, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"{spec!r}: bad arguments for {name}{inspect.signature(builders[name])}: {exc}") from None
+    if spec in ROBOTS:
+        return robot(spec, floating_base)
+    path = Path(spec).expanduser()
+    if path.suffix.lower() == ".urdf" or path.is_file():
+        if not path.is_file():
+            raise ValueError(f"{spec!r}: URDF file not found")
+        return soadyn.Model.from_urdf(path, floating_base=bool(floating_base))
+    raise ValueError(f"unknown model {spec!r}: expected a zoo model {sorted(builders)} as name[:args] "
+                     f"(e.g. pendulum:12, auto_tree:10), an example-robot-data robot {sorted(ROBOTS)}, "
+                     "or the path of a .urdf file")
+
+
+# -------------------------------------------------------------------------------------------------- CLI
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(soadyn.__version__, prog_name="soadyn")
+def main():
+    """soadyn: minimal-coordinate multibody dynamics with the spatial operator algebra."""
+    setup_cache()
+
+
+def _fail(msg: str):
+    raise click.ClickException(msg)
+
+
+# ------------------------------------------------------------------------------------------------- demo
+@main.command(short_help="Simulate an n-link pendulum and write the run (npz + png).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Folder for the trajectory (.npz) and the plot (.png).")
+@click.option("--links", type=click.IntRange(min=1), default=12, show_default=True, help="Pendulum links.")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
+              help="Simulated time (s).")
+def demo(out: Path, links: int, duration: float):
+    """Swing an n-link pendulum (Jain 2014 Sec. 8) freely with RK4 at 1 ms and write the run.
+
+    Starts from q = [pi/4, 0, ...], qd = [1, 0, ...]; prints steps, wall time, energy drift and the tip
+    height range; writes OUT/pendulum<N>.npz and OUT/pendulum<N>.png (tip height and energy).
+    """
+    dt = 1e-3
+    model = soadyn.models.pendulum(links)
+    q0 = np.zeros(model.nq)
+    qd0 = np.zeros(model.nv)
+    q0[0] = math.pi / 4
+    qd0[0] = 1.0
+    sim = soadyn.Simulator(model, dt=dt, integrator="rk4")
+    t0 = time.perf_counter()
+    sim.rollout(q0, qd0, steps=1, progress=False)  # compiles the kernels or loads them from the cache
+    t_ready = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    try:
+        traj = sim.rollout(q0, qd0, duration=duration, progress=None)
+    except ValueError as exc:
+        _fail(str(exc))
+    wall = time.perf_counter() - t0
+    E = traj.energy[:, 2]
+    drift = float(np.max(np.abs(E - E[0])))
+    tip = traj.frame_positions(model, "tip")[:, 2]
+    out.mkdir(parents=True, exist_ok=True)
+    npz = traj.save(out / f"{model.name}.npz")
+    png = traj.plot(out / f"{model.name}.png", model=model, frames=("tip",), quantities=("energy",))
+    steps = traj.stats.get("steps", len(traj) - 1)
+    click.echo(f"{model.name}: {model.nv} dof, rk4, dt = {dt:g} s, {traj.t[-1]:.3f} s simulated")
+    click.echo(f"  steps        {steps}")
+    kernel = traj.stats.get("wall_time_s", wall)
+    click.echo(f"  wall time    {wall:.3f} s ({steps / wall:,.0f} steps/s; kernel {kernel:.3f} s; "
+               f"first-call compile/cache load {t_ready:.2f} s)")
+    click.echo(f"  energy       E0 = {E[0]:.6f} J, max |E - E0| = {drift:.3e} J "
+               f"({drift / max(abs(E[0]), 1e-300):.2e} relative)")
+    click.echo(f"  tip height   {tip.min():.4f} .. {tip.max():.4f} m")
+    click.echo(f"  wrote        {npz}")
+    click.echo(f"  wrote        {png}")
+
+
+# ----------------------------------------------------------------------------------------------- warmup
+def warmup_calls(model: soadyn.Model, rng=None) -> list:
+    """``[(label, zero-argument callable)]`` calling every public function of soadyn once on ``model``
+    (those present in this version): what ``soadyn warmup`` runs."""
+    import importlib
+
+    sd = soadyn
+    rng = np.random.default_rng(rng)
+    d = model.data()
+    q = model.random_q(rng)
+    qd, x = rng.normal(size=(2, model.nv))
+    Q = np.array([model.random_q(rng) for _ in range(4)])
+    V = rng.normal(size=(4, model.nv))
+    frame = model.frame_names[-1]
+    two = list(model.frame_names[-2:])
+    calls = [
+        ("fk", lambda: sd.fk(model, d, q, qd)),
+        ("frame_pose", lambda: sd.frame_pose(model, d, q, frame)),
+        ("frame_jacobian", lambda: (sd.frame_jacobian(model, d, q, frame),
+                                    sd.frame_jacobian(model, d, q, frame, "world_aligned"))),
+        ("frame_velocity", lambda: sd.frame_velocity(model, d, q, qd, frame)),
+        ("frame_bias_acceleration", lambda: sd.frame_bias_acceleration(model, d, q, qd, frame)),
+        ("rnea", lambda: sd.rnea(model, d, q, qd, x)),
+        ("crba", lambda: sd.crba(model, d, q)),
+        ("aba", lambda: sd.aba(model, d, q, qd, x)),
+        ("minv", lambda: sd.minv(model, d, q)),
+        ("rnea_batch", lambda: sd.rnea_batch(model, Q, V, V)),
+        ("aba_batch", lambda: sd.aba_batch(model, Q, V, V)),
+        ("integrate", lambda: sd.integrate(model, q, qd, 0.01)),
+        ("difference", lambda: sd.difference(model, q, Q[0])),
+    ]
+    if hasattr(sd, "energy"):
+        calls.append(("energy", lambda: sd.energy(model, d, q, qd)))
+    if hasattr(sd, "Simulator"):
+        def rollout():
+            for integrator in ("semi_implicit", "rk4"):
+                sim = sd.Simulator(model, dt=1e-3, integrator=integrator)
+                traj = sim.rollout(q, qd, steps=3, progress=False)
+                sim.step(q, qd)
+            traj.frame_positions(model, frame)
+        calls.append(("Simulator", rollout))
+    try:
+        osim = importlib.import_module("soadyn.osim")
+    except ImportError:
+        osim = None
+    if osim is not None and hasattr(osim, "osim_inv"):
+        calls.append(("osim_inv", lambda: [osim.osim_inv(model, d, q, two, method=m)
+                                           for m in getattr(osim, "METHODS", ("jain",))]))
+    try:
+        control = importlib.import_module("soadyn.control")
+    except ImportError:
+        control = None
+    if control is not None and hasattr(control, "OperationalSpaceController"):
+        def controller():
+            ctl = control.OperationalSpaceController(model, [control.Task(frame, "position")], damping=1e-6)
+            ctl.hold(q)
+            ctl.compute(q, qd)
+        calls.append(("OperationalSpaceController", controller))
+    return calls
+
+
+@main.command(short_help="Compile (or load from the cache) every kernel once.")
+def warmup():
+    """Compile every kernel once (or load it from the cache) by calling every public function on a small
+    tree with all joint types; prints the cache folder."""
+    from numba.core import config
+
+    model = soadyn.models.auto_tree(6, joint_mix=soadyn.models.ALL_JOINTS, seed=1, name="warmup")
+    calls = warmup_calls(model, rng=0)
+    from tqdm.auto import tqdm
+
+    t0 = time.perf_counter()
+    bar = tqdm(calls, desc="warmup", unit="function")
+    failed = {}
+    for label, fn in bar:
+        bar.set_postfix_str(label)
+        try:
+            fn()
+        except Exception as exc:  # keep compiling the others; reported below
+            failed[label] = f"{type(exc).__name__}: {exc}"
+    bar.close()
+    entries = entry_kernels()
+    missing = [k for k, disp in entries.items() if not disp.signatures]
+    ready = len(entries) - len(missing)
+    click.echo(f"{ready} kernels ready (compiled or loaded from the cache) in {time.perf_counter() - t0:.1f} s")
+    click.echo(f"cache folder: {config.CACHE_DIR or '(numba default: __pycache__ next to the kernels)'}")
+    if missing:
+        click.echo(f"not exercised by warmup (compile on first use): {', '.join(missing)}")
+    if failed:
+        _fail("warmup calls failed: " + "; ".join(f"{k}: {v}" for k, v in failed.items()))
+
+
+# ------------------------------------------------------------------------------------------------- info
+@main.command(short_help="Print a model's sizes, joints and frames.")
+@click.argument("model_spec", metavar="MODEL")
+@click.option("--floating-base/--fixed-base", default=None,
+              help="For robots and URDF files: attach the root by a free joint (default: the robot's usual "
+                   "base; fixed for URDF files).")
+def info(model_spec: str, floating_base):
+    """Print a model's sizes, joints and frames.
+
+    MODEL: a zoo model name[:args] (pendulum:12, auto_tree:10, auto_tree:5,branching=2), an
+    example-robot-data robot (talos, ur5, panda, solo12, ...) or the path of a URDF file.
+    """
+    try:
+        model = resolve_model(model_spec, floating_base)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.BadParameter(str(exc), param_hint="MODEL") from None
+    from .joints import JOINT_TYPE_NAMES
+
+    click.echo(f"model   {model.name}")
+    click.echo(f"nq      {model.nq}")
+    click.echo(f"nv      {model.nv}")
+    click.echo(f"bodies  {model.nb}")
+    click.echo(f"frames  {model.nf}")
+    click.echo(f"mass    {float(np.sum(model.body_mass)):.6g} kg")
+    click.echo(f"joints  {model.nb}")
+    w = max([len(n) for n in model.jnt_names] + [4])
+    click.echo(f"  {'#':>3}  {'name':<{w}}  {'type':<11}  {'nq':>2} {'nv':>2}  parent")
+    for i in range(model.nb):
+        p = int(model.body_parent[i])
+        parent = "world" if p < 0 else model.body_names[p]
+        click.echo(f"  {i:>3}  {model.jnt_names[i]:<{w}}  {JOINT_TYPE_NAMES[model.jnt_type[i]]:<11}  "
+                   f"{int(model.jnt_nq[i]):>2} {int(model.jnt_nv[i]):>2}  {parent}")
+
+
+# ------------------------------------------------------------------------------------------------ bench
+@main.group(short_help="Benchmarks against the peer library (soadyn bench dynamics ...).")
+def bench():
+    """Benchmarks against the peer library a user would pick instead (median over many calls after
+    warm-up, with min-max spread). See benchmarks/README.md."""
+
+
+def _bench_command(name: str, module: str):
+    def command(json_path: Path | None, quick: bool):
+        from . import bench as bench_pkg
+
+        mod = bench_pkg.topic(name)
+        info_ = bench_pkg.machine_info()
+        click.echo(f"soadyn bench {name}{' --quick' if quick else ''}: {info_['cpu']}, {info_['cpus_available']} "
+                   f"CPUs, numba {info_['numba']} ({info_['numba_threads']} threads), "
+                   f"pinocchio {info_['pinocchio']}")
+        t0 = time.perf_counter()
+        try:
+            result = mod.run(quick=quick, log=click.echo)
+        except mod.BenchError as exc:
+            _fail(str(exc))
+        result["machine"] = bench_pkg.machine_info()
+        result["wall_time_s"] = time.perf_counter() - t0
+        click.echo("")
+        click.echo(mod.format_table(result))
+        if json_path is not None:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(result, indent=2) + "\n")
+            click.echo(f"\nwrote {json_path}")
+
+    import importlib
+
+    mod = importlib.import_module(module)
+    command.__doc__ = (mod.__doc__ or "").strip()
+    command = click.option("--quick", is_flag=True, help="Fewer repetitions and states (for tests).")(command)
+    command = click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                           help="Also write all numbers and machine info as JSON to this file.")(command)
+    return bench.command(name, short_help=getattr(mod, "SUMMARY", None))(command)
+
+
+def _register_bench_topics():
+    from .bench import TOPICS
+
+    for name, module in TOPICS.items():
+        _bench_command(name, module)
+
+
+_register_bench_topics()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
