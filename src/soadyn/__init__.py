@@ -4,11 +4,12 @@ Importing soadyn compiles nothing; kernels compile on first use and are cached o
 (``soadyn warmup`` compiles them all once).
 """
 
-from . import joints, models, spatial
+from . import control, joints, models, spatial
 from .data import Data
 from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_acceleration, frame_jacobian, frame_pose,
                        frame_velocity, integrate, minv, rnea, rnea_batch)
 from .model import Model, ModelBuilder, ModelError
+from .osim import SingularCompliance, operational_space_dynamics, osim, osim_inv
 from .spatial import Inertia, Transform
 from .sim import Simulator, Trajectory, energy
 
@@ -19,4 +20,5 @@ __all__ = [
     "fk", "frame_pose", "frame_jacobian", "frame_velocity", "frame_bias_acceleration",
     "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
     "Simulator", "Trajectory", "energy",
+    "osim_inv", "osim", "operational_space_dynamics", "SingularCompliance", "control",
 ]

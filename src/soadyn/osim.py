@@ -49,10 +49,7 @@ class NodeSet:
     dim: np.ndarray  # (n,) int64
     row: np.ndarray  # (n + 1,) int64 row offsets
     rotatable: bool  # every node is a full 6-row or a 3-row point node
-
-    @property
-    def m(self) -> int:
-        return int(self.row[-1])
+    m: int  # rows of Lambda^-1
 
 
 def _selection(d, what: str) -> np.ndarray:
@@ -72,6 +69,13 @@ def node_set(model: Model, data: Data, frames, dims=None) -> NodeSet:
     if isinstance(frames, (str, int, np.integer)):
         frames = [frames]
     frames = tuple(frames)
+    try:  # fast path: hashable dims (None, an int, or a tuple/list of ints)
+        key = (frames, dims if dims is None or isinstance(dims, int) else tuple(dims))
+        cached = data.node_sets.get(key)
+    except TypeError:  # selection matrices
+        key, cached = None, None
+    if cached is not None:
+        return cached
     if not frames:
         raise ValueError("frames: at least one frame is required")
     if dims is None or isinstance(dims, (int, np.integer)) or (isinstance(dims, np.ndarray) and dims.ndim == 2):
@@ -79,10 +83,6 @@ def node_set(model: Model, data: Data, frames, dims=None) -> NodeSet:
     dims = list(dims)
     if len(dims) != len(frames):
         raise ValueError(f"dims: {len(dims)} entries for {len(frames)} frames")
-    key = (frames, tuple(d if d is None or np.ndim(d) == 0 else np.asarray(d).tobytes() for d in dims))
-    cached = data.node_sets.get(key)
-    if cached is not None:
-        return cached
     ids = [model.frame_id(f) for f in frames]
     for f, i in zip(frames, ids):
         if model.frame_body[i] < 0:
@@ -103,8 +103,10 @@ def node_set(model: Model, data: Data, frames, dims=None) -> NodeSet:
         row=np.concatenate([[0], np.cumsum(dim)]).astype(np.int64),
         rotatable=all((s.shape == (6, 6) and np.array_equal(s, np.eye(6))) or
                       (s.shape == (3, 6) and np.array_equal(s, np.eye(6)[3:])) for s in sels),
+        m=int(dim.sum()),
     )
-    data.node_sets[key] = ns
+    if key is not None:
+        data.node_sets[key] = ns
     return ns
 
 

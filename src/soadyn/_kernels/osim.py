@@ -18,7 +18,7 @@ import numpy as np
 from .._jit import jit
 from .frames import body_world_poses
 from .joints import OK, check_q
-from .spatial import xforce_T_add, xmotion
+from .spatial import add_XAXt, xforce_T_add, xmotion
 from .tree import articulated_inertias, tree_positions
 
 
@@ -47,26 +47,42 @@ def psi_left(E, r, S, U, Dinv, va, n, M, out, y, w):
 
 
 @jit
-def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, T, y, w):
-    """out = psi Up psi^T + S D^-1 S^T (Jain 2014 Eq. 68), with ``Up`` symmetric; ``T`` 6x6 scratch.
-    ``psi Up psi^T = psi (psi Up)^T`` since ``(psi Up)^T = Up psi^T``."""
-    psi_left(E, r, S, U, Dinv, va, n, Up, T, y, w)
-    for a in range(6):
-        for b in range(a + 1, 6):
-            tmp = T[a, b]
-            T[a, b] = T[b, a]
-            T[b, a] = tmp
-    psi_left(E, r, S, U, Dinv, va, n, T, out, y, w)
-    for a in range(6):
-        for b in range(6):
+def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, G):
+    """out = psi Up psi^T + S D^-1 S^T (Jain 2014 Eq. 68), ``Up`` symmetric (``out`` must not alias it).
+    With ``psi = taubar X``, ``taubar = 1 - S G^T`` and ``G = U D^-1`` (6 x n, scratch rows of ``G``):
+    ``Y = X Up X^T`` by :func:`add_XAXt`, then ``taubar Y taubar^T + S D^-1 S^T
+    = Y - S (Y G)^T - (Y G) S^T + S (G^T Y G + D^-1) S^T``."""
+    out[:] = 0.0
+    add_XAXt(E, r, Up, out)
+    # G = U D^-1 (rows d of G hold column d)
+    for d in range(n):
+        for m in range(6):
             s = 0.0
+            for e in range(n):
+                s += U[va + e, m] * Dinv[e, d]
+            G[d, m] = s
+    # YG = Y G into G's rows n..2n-1, K = G^T Y G + D^-1 into G[2n.., :n]
+    for d in range(n):
+        for m in range(6):
+            s = 0.0
+            for l in range(6):
+                s += out[m, l] * G[d, l]
+            G[n + d, m] = s
+    for d in range(n):
+        for e in range(n):
+            s = Dinv[d, e]
+            for m in range(6):
+                s += G[d, m] * G[n + e, m]
+            G[2 * n + d, e] = s
+    for a in range(6):
+        for b in range(a, 6):
+            s = out[a, b]
             for d in range(n):
+                s -= S[va + d, a] * G[n + d, b] + G[n + d, a] * S[va + d, b]
+                w = 0.0
                 for e in range(n):
-                    s += S[va + d, a] * Dinv[d, e] * S[va + e, b]
-            out[a, b] += s
-    for a in range(6):  # remove round-off asymmetry
-        for b in range(a + 1, 6):
-            s = 0.5 * (out[a, b] + out[b, a])
+                    w += G[2 * n + d, e] * S[va + e, b]
+                s += S[va + d, a] * w
             out[a, b] = s
             out[b, a] = s
 
@@ -124,6 +140,7 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     T = np.empty((3, 6, 6))
     y = np.empty(6)
     w = np.empty(6)
+    G = np.empty((18, 6))
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     body_world_poses(parent, X_E, X_r, oR, op)
     st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
@@ -159,10 +176,10 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         va = vadr[i]
         if p < 0:
             T[2][:] = 0.0
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], Ups[i], T[0], y, w)
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], Ups[i], G)
             cpar[i] = -1
         else:
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, Ups[p], Ups[i], T[0], y, w)
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, Ups[p], Ups[i], G)
             cpar[i] = p if vid[p] >= 0 else cpar[p]
         if cpar[i] >= 0:
             if p == cpar[i]:
@@ -227,6 +244,7 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     T = np.empty((4, 6, 6))
     y = np.empty(6)
     w = np.empty(6)
+    G = np.empty((18, 6))
     path = np.empty(nb, dtype=np.int64)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     body_world_poses(parent, X_E, X_r, oR, op)
@@ -237,9 +255,9 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
         p = parent[i]
         if p < 0:
             T[2][:] = 0.0
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], T[2], Ups[i], T[0], y, w)
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], T[2], Ups[i], G)
         else:
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], Ups[p], Ups[i], T[0], y, w)
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], Ups[p], Ups[i], G)
     B = np.empty((nn, 6, 6))
     node_maps(node_E, node_r, node_sel, node_dim, B, y)
     for a in range(nn):

@@ -246,6 +246,71 @@ def add_XtIX(E, r, I, out, T):
 
 
 @jit
+def add_XAXt(E, r, A, out):
+    """out += X A X^T for a symmetric 6x6 motion-space matrix ``A`` (a compliance, e.g. Jain's Upsilon)
+    given in A-coordinates, the dual of :func:`add_XtIX`. With ``X = blockdiag(E, E) P``,
+    ``P = [[1, 0], [-r~, 1]]`` and ``A = [[a, b], [b^T, c]]``: first the shift
+    ``P A P^T = [[a, b + a r~], [., c + Z + Z^T - r~ a r~]]`` with ``Z = b^T r~``, then the rotation of each
+    block ``E (.) E^T``."""
+    a00, a01, a02, a11, a12, a22 = A[0, 0], A[0, 1], A[0, 2], A[1, 1], A[1, 2], A[2, 2]
+    b00, b01, b02 = A[0, 3], A[0, 4], A[0, 5]
+    b10, b11, b12 = A[1, 3], A[1, 4], A[1, 5]
+    b20, b21, b22 = A[2, 3], A[2, 4], A[2, 5]
+    x, y, z = r[0], r[1], r[2]
+    # V = a r~ (rows a[j, :] x r); top-right T = b + V
+    v00, v01, v02 = a01 * z - a02 * y, a02 * x - a00 * z, a00 * y - a01 * x
+    v10, v11, v12 = a11 * z - a12 * y, a12 * x - a01 * z, a01 * y - a11 * x
+    v20, v21, v22 = a12 * z - a22 * y, a22 * x - a02 * z, a02 * y - a12 * x
+    # Z = b^T r~ (rows b[:, j] x r)
+    z00, z01, z02 = b10 * z - b20 * y, b20 * x - b00 * z, b00 * y - b10 * x
+    z10, z11, z12 = b11 * z - b21 * y, b21 * x - b01 * z, b01 * y - b11 * x
+    z20, z21, z22 = b12 * z - b22 * y, b22 * x - b02 * z, b02 * y - b12 * x
+    # W = r~ V (columns r x V[:, k]), symmetric
+    w00 = y * v20 - z * v10
+    w01 = y * v21 - z * v11
+    w02 = y * v22 - z * v12
+    w11 = z * v01 - x * v21
+    w12 = z * v02 - x * v22
+    w22 = x * v12 - y * v02
+    c00, c01, c02 = A[3, 3] + 2.0 * z00 - w00, A[3, 4] + z01 + z10 - w01, A[3, 5] + z02 + z20 - w02
+    c11, c12, c22 = A[4, 4] + 2.0 * z11 - w11, A[4, 5] + z12 + z21 - w12, A[5, 5] + 2.0 * z22 - w22
+    t00, t01, t02 = b00 + v00, b01 + v01, b02 + v02
+    t10, t11, t12 = b10 + v10, b11 + v11, b12 + v12
+    t20, t21, t22 = b20 + v20, b21 + v21, b22 + v22
+    # rotate: E M E^T per block
+    Et = E.T
+    p00, p01, p02, p11, p12, p22 = _sym3_congruence(Et, a00, a01, a02, a11, a12, a22)
+    q00, q01, q02, q11, q12, q22 = _sym3_congruence(Et, c00, c01, c02, c11, c12, c22)
+    out[0, 0] += p00
+    out[0, 1] += p01
+    out[0, 2] += p02
+    out[1, 0] += p01
+    out[1, 1] += p11
+    out[1, 2] += p12
+    out[2, 0] += p02
+    out[2, 1] += p12
+    out[2, 2] += p22
+    out[3, 3] += q00
+    out[3, 4] += q01
+    out[3, 5] += q02
+    out[4, 3] += q01
+    out[4, 4] += q11
+    out[4, 5] += q12
+    out[5, 3] += q02
+    out[5, 4] += q12
+    out[5, 5] += q22
+    for k in range(3):  # top-right E T E^T: column k = E (T E^T[:, k]) = E (T E[k, :])
+        e0, e1, e2 = E[k, 0], E[k, 1], E[k, 2]
+        u0 = t00 * e0 + t01 * e1 + t02 * e2
+        u1 = t10 * e0 + t11 * e1 + t12 * e2
+        u2 = t20 * e0 + t21 * e1 + t22 * e2
+        for j in range(3):
+            s = E[j, 0] * u0 + E[j, 1] * u1 + E[j, 2] * u2
+            out[j, 3 + k] += s
+            out[3 + k, j] += s
+
+
+@jit
 def spd_inverse(A, n, out):
     """out[:n, :n] = A[:n, :n]^-1 for a symmetric positive-definite block, by Cholesky factorization
     and triangular inversion (``out`` is used as the workspace). Returns False if ``A`` is not
