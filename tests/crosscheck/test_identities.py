@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 import soadyn as sd
 from soadyn.models import ALL_JOINTS, auto_tree
@@ -21,15 +22,57 @@ FD_TOL = 1e-7
 """Central differences with step 1e-5: truncation error ~ eps^2 |third derivative| ~ 1e-10 x (model
 scale), rounding ~ 1e-16 / eps ~ 1e-11; 1e-7 leaves a margin of ~100 over the largest error observed on
 these models (~1e-9) while staying far below any real discrepancy (a wrong column or sign is O(1))."""
+FD2_TOL = 1e-5
+"""Second differences of positions with step 1e-4: rounding ~ 1e-16 / h^2 = 1e-8 per unit of position
+(~1e-7 observed), truncation ~ h^2 = 1e-8; 1e-5 leaves a margin of ~100."""
 
 # (nb, branching, seed): chains (1) and branched trees (1.5, 2, 3), all joint types (ALL_JOINTS cycles
-# through the nine types, so nb >= 9 contains each, FIXED merged into its parent)
-CASES = [(9, 1.0, 0), (10, 1.0, 1), (10, 1.5, 2), (11, 2.0, 3), (12, 3.0, 4), (12, 2.0, 5)]
-IDS = [f"nb{nb}-bf{bf:g}-s{s}" for nb, bf, s in CASES]
+# through the nine types, so nb >= 9 contains each, FIXED merged into its parent); nb = 0: a forest
+CASES = [(9, 1.0, 0), (10, 1.0, 1), (10, 1.5, 2), (11, 2.0, 3), (12, 3.0, 4), (12, 2.0, 5), (0, 0.0, 0),
+         (0, 0.0, 1)]
+IDS = [f"nb{nb}-bf{bf:g}-s{s}" if nb else f"forest-s{s}" for nb, bf, s in CASES]
+
+
+def forest_model(seed: int) -> sd.Model:
+    """Three trees on the world (FREE, UNIVERSAL with non-perpendicular axes, PLANAR on a body welded to
+    the world), with every joint type below them, random gravity, a world frame and frames on the tips."""
+    rng = np.random.default_rng(seed)
+
+    def axis():
+        a = rng.normal(size=3)
+        return a / np.linalg.norm(a)
+
+    def place():
+        return sd.Transform.from_pose(Rotation.random(random_state=rng).as_matrix(), rng.uniform(-0.5, 0.5, 3))
+
+    def inertia():
+        A = rng.normal(size=(3, 3))
+        return sd.Inertia(rng.uniform(0.5, 2.0), rng.uniform(-0.2, 0.2, 3), 0.05 * (A @ A.T + 0.5 * np.eye(3)))
+
+    J = sd.joints
+    b = sd.ModelBuilder(f"forest{seed}", gravity=rng.normal(size=3) * 5.0)
+    b.add_body("r0", "world", J.Free(), place(), inertia())
+    b.add_body("r1", "world", J.Universal(axis(), axis()), place(), inertia())
+    b.add_body("fixed_base", "world", J.Fixed(), place(), inertia())
+    b.add_frame("world_point", "fixed_base", place())
+    b.add_body("r2", "fixed_base", J.Planar(axis()), place(), inertia())
+    b.add_body("c0", "r0", J.Helical(axis(), pitch=-0.3), place(), inertia())
+    b.add_body("c1", "r0", J.Spherical(), place(), inertia())
+    b.add_body("c2", "r1", J.Universal(axis(), axis()), place(), inertia())
+    b.add_body("g0", "c1", J.Cylindrical(axis()), place(), inertia())
+    b.add_body("g1", "c2", J.Prismatic(axis()), place(), inertia())
+    b.add_body("g2", "r2", J.Free(), place(), inertia())
+    b.add_body("g3", "c1", J.Revolute(axis()), place(), inertia())
+    b.add_body("g4", "g3", J.Fixed(), place(), inertia())
+    for n in ("c0", "g0", "g1", "g2", "g4", "r1"):
+        b.add_frame(f"tip_{n}", n, place())
+    return b.finalize()
 
 
 @functools.lru_cache(maxsize=None)
 def model_of(nb: int, bf: float, seed: int) -> sd.Model:
+    if nb == 0:
+        return forest_model(seed)
     return auto_tree(nb, bf, seed=seed, joint_mix=ALL_JOINTS)
 
 
@@ -51,8 +94,11 @@ def test_models_exercise_every_joint_type():
     for c in CASES:
         seen |= set(int(t) for t in model_of(*c).jnt_type)
     assert seen == set(ALL_JOINTS) - {sd.joints.FIXED}
-    # FIXED children were merged: more body frames than bodies
-    assert all(model_of(*c).nf > 2 * model_of(*c).nb for c in CASES)
+    # FIXED children were merged into their parents (or the world) and live on as frames
+    for c in CASES:
+        m = model_of(*c)
+        assert any(n.startswith("fixed") for n in m.frame_names), c
+        assert not any(n.startswith("fixed") for n in m.body_names), c
 
 
 # ------------------------------------------------------------------------------- algorithm vs algorithm
@@ -142,15 +188,19 @@ def test_frame_poses_and_jacobians_vs_dense(case):
 def test_batches_equal_loops(case):
     model, data, *_ = case
     rng = np.random.default_rng(7)
-    K = 5
-    Q = np.array([model.random_q(rng) for _ in range(K)])
-    QD, X = rng.normal(size=(K, model.nv)), rng.normal(size=(K, model.nv))
-    QDD = sd.aba_batch(model, Q, QD, X)
-    TAU = sd.rnea_batch(model, Q, QD, X)
-    assert QDD.shape == TAU.shape == (K, model.nv)
-    for s in range(K):
-        assert_close(QDD[s], sd.aba(model, data, Q[s], QD[s], X[s]), SAME_MATH, f"aba_batch state {s}")
-        assert_close(TAU[s], sd.rnea(model, data, Q[s], QD[s], X[s]), SAME_MATH, f"rnea_batch state {s}")
+    for K in (1, 5, 11):  # fewer, equal and more states than chunks; uneven chunk sizes
+        Q = np.array([model.random_q(rng) for _ in range(K)])
+        QD, X = rng.normal(size=(K, model.nv)), rng.normal(size=(K, model.nv))
+        QDD = sd.aba_batch(model, Q, QD, X)
+        TAU = sd.rnea_batch(model, Q, QD, X)
+        assert QDD.shape == TAU.shape == (K, model.nv)
+        for s in range(K):
+            assert_close(QDD[s], sd.aba(model, data, Q[s], QD[s], X[s]), SAME_MATH, f"aba_batch state {s}/{K}")
+            assert_close(TAU[s], sd.rnea(model, data, Q[s], QD[s], X[s]), SAME_MATH, f"rnea_batch state {s}/{K}")
+        # list input and a Fortran-ordered array give the same answer
+        assert_close(sd.aba_batch(model, Q.tolist(), np.asfortranarray(QD), X), QDD, 0.0, "aba_batch input layout")
+    assert sd.aba_batch(model, np.zeros((0, model.nq)), np.zeros((0, model.nv)), np.zeros((0, model.nv))).shape == \
+        (0, model.nv)
 
 
 # ------------------------------------------------------------------------ frames vs finite differences
@@ -162,7 +212,8 @@ def _rot_log_vee(A) -> np.ndarray:
 
 def _frames_to_check(model):
     # every body's tip frame, the merged fixed bodies' points, a world frame if any
-    return [f for f, n in enumerate(model.frame_names) if n.startswith(("tip", "fixed")) or model.frame_body[f] < 0]
+    return [f for f, n in enumerate(model.frame_names) if n.startswith(("tip", "fixed", "g4"))
+            or model.frame_body[f] < 0]
 
 
 def test_frame_jacobian_vs_finite_differences(case):
@@ -225,8 +276,7 @@ def test_world_aligned_bias_is_classical_acceleration_of_the_origin(case):
         pp = sd.frame_pose(model, data, qp, f)[:3, 3]
         pm = sd.frame_pose(model, data, qm, f)[:3, 3]
         acc = (pp - 2 * p0 + pm) / h**2
-        # second differences: rounding ~ 1e-16 / h^2 = 1e-8 (times the position scale), truncation ~ h^2
-        assert_close(sd.frame_bias_acceleration(model, data, q, qd, f, "world_aligned")[3:], acc, 1e3 * FD_TOL,
+        assert_close(sd.frame_bias_acceleration(model, data, q, qd, f, "world_aligned")[3:], acc, FD2_TOL,
                      f"classical acceleration of {model.frame_names[f]} vs second difference of its position")
 
 
@@ -268,3 +318,23 @@ def test_energies(case):
                  - dense.potential_energy(model, sd.integrate(model, q, -e))) / (2 * FD_EPS)
     assert_close(g, fd, FD_TOL, "gravity torques rnea(q, 0, 0) vs dU/dq along integrate",
                  scale=max(1.0, abs(dense.potential_energy(model, q))))
+
+
+# ------------------------------------------------------------------------------------ the code under test
+def test_kernels_are_cached_under_the_kernel_source_hash():
+    """The cross-checks above are only meaningful if the kernels run their current sources. numba's own
+    cache checks only a kernel's own file, so a cached ``tree.crba`` keeps an old inlined helper from
+    ``_kernels/joints.py`` after that file changes; DESIGN section 4 therefore keys the test cache by a hash
+    of ``_kernels/`` (``configure_cache`` in ``tests/conftest.py``). The dispatchers must actually cache
+    there, not in ``__pycache__`` next to the sources."""
+    import os
+
+    from soadyn._kernels import tree
+
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    assert folder, "NUMBA_CACHE_DIR is not set"
+    path = os.path.abspath(tree.crba._cache._cache_path)
+    assert path.startswith(os.path.abspath(folder)), (
+        f"tree.crba caches in {path}, not under NUMBA_CACHE_DIR={folder}: the cache locator was chosen when the "
+        "kernels were decorated, before configure_cache() set NUMBA_CACHE_DIR, so edited helpers in other "
+        "kernel files are not recompiled")

@@ -12,15 +12,17 @@ import pytest
 import soadyn as sd
 from soadyn.models import ALL_JOINTS, auto_tree
 from soadyn.operators import SOAOperators, operators
+from tests.crosscheck.test_identities import forest_model
 from tests.support import ALGORITHMS, SAME_MATH, assert_close
 
-CASES = [(9, 1.0, 0), (10, 1.5, 1), (11, 2.0, 2), (12, 3.0, 3)]
-IDS = [f"nb{nb}-bf{bf:g}-s{s}" for nb, bf, s in CASES]
+# (nb, branching, seed) of auto_tree models with every joint type; nb = 0: a forest of three trees
+CASES = [(9, 1.0, 0), (10, 1.5, 1), (11, 2.0, 2), (12, 3.0, 3), (0, 0.0, 2)]
+IDS = [f"nb{nb}-bf{bf:g}-s{s}" if nb else f"forest-s{s}" for nb, bf, s in CASES]
 
 
 @functools.lru_cache(maxsize=None)
 def model_of(nb: int, bf: float, seed: int) -> sd.Model:
-    return auto_tree(nb, bf, seed=seed, joint_mix=ALL_JOINTS)
+    return forest_model(seed) if nb == 0 else auto_tree(nb, bf, seed=seed, joint_mix=ALL_JOINTS)
 
 
 @pytest.fixture(params=CASES, ids=IDS, scope="module")

@@ -39,7 +39,7 @@ def make_joint(t: int, rng) -> J.Joint:
     if t == J.HELICAL:
         return J.Helical(a, pitch=0.3)
     if t == J.UNIVERSAL:
-        return J.Universal(a, np.cross(a, _axis(rng)))
+        return J.Universal(a, _axis(rng))  # axes deliberately not perpendicular
     if t == J.CYLINDRICAL:
         return J.Cylindrical(a)
     if t == J.PLANAR:
