@@ -1,8 +1,13 @@
 """soadyn: minimal-coordinate multibody dynamics with the spatial operator algebra.
 
 Importing soadyn compiles nothing; kernels compile on first use and are cached on disk
-(``soadyn warmup`` compiles them all once).
+(``soadyn warmup`` compiles them all once). The compiled kernels are cached in a folder keyed by a hash of
+the kernel sources (``soadyn._cache``), unless ``NUMBA_CACHE_DIR`` is set.
 """
+
+from ._cache import configure_cache
+
+configure_cache()  # before any kernel module is imported (numba fixes a kernel's cache folder at decoration)
 
 from . import control, joints, models, spatial
 from .data import Data

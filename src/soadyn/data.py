@@ -42,8 +42,12 @@ class Data:
         self.a = z((nb, 6))  # body spatial accelerations (also aba)
         self.f = z((nb, 6))  # body spatial forces
         self.tau = z(nv)  # output joint forces
+        # world-frame quantities (crba, minv, osim): coordinates of the world, about its origin
+        self.oS = z((nv, 6))  # motion subspaces
+        self.oI = z((nb, 6, 6))  # body inertias
+        self.oIA = z((nb, 6, 6))  # composite (crba) or articulated (minv, osim) inertias
+        self.oU = z((nv, 6))  # U = oIA oS
         # crba
-        self.Ic = z((nb, 6, 6))  # composite rigid-body inertias
         self.M = z((nv, nv))  # joint-space inertia matrix
         # aba (articulated-body factors, reused by osim)
         self.IA = z((nb, 6, 6))  # articulated-body inertias (Jain's P)

@@ -207,7 +207,8 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
     Returns ``data.M`` (nv, nv)."""
     _check_data(model, data)
     copy_in(q, data.q, "q")
-    st = _kt.crba(*model._tree, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.Ic, data.M)
+    st = _kt.crba(*model._tree, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS,
+                  data.oIA, data.M)
     check_status(st, model, data.q)
     return data.M
 
@@ -233,7 +234,8 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     _check_data(model, data)
     copy_in(q, data.q, "q")
     st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r,
-                  data.S, data.IA, data.U, data.D, data.Dinv, data.Fm, data.Am, data.Minv)
+                  data.S, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.D, data.Dinv, data.Fm, data.Am,
+                  data.Minv)
     check_status(st, model, data.q)
     return data.Minv
 

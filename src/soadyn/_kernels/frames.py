@@ -10,26 +10,7 @@ import numpy as np
 from .._jit import jit
 from .joints import OK, check_q
 from .spatial import xmotion
-from .tree import check_state, tree_positions, tree_velocities
-
-
-@jit
-def body_world_poses(parent, X_E, X_r, oR, op):
-    """Pass: root to leaves. ``oR_i = oR_p E_i^T``, ``op_i = op_p + oR_p r_i`` (the world is ``(I, 0)``)."""
-    for i in range(parent.shape[0]):
-        p = parent[i]
-        E = X_E[i]
-        r = X_r[i]
-        if p < 0:
-            for m in range(3):
-                op[i, m] = r[m]
-                for n in range(3):
-                    oR[i, m, n] = E[n, m]
-        else:
-            for m in range(3):
-                op[i, m] = op[p, m] + oR[p, m, 0] * r[0] + oR[p, m, 1] * r[1] + oR[p, m, 2] * r[2]
-                for n in range(3):
-                    oR[i, m, n] = oR[p, m, 0] * E[n, 0] + oR[p, m, 1] * E[n, 1] + oR[p, m, 2] * E[n, 2]
+from .tree import check_state, tree_positions, tree_velocities, world_poses
 
 
 @jit
@@ -92,7 +73,7 @@ def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         return st
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    body_world_poses(parent, X_E, X_r, oR, op)
+    world_poses(parent, X_E, X_r, oR, op)
     return OK
 
 
@@ -109,7 +90,7 @@ def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pi
     if st != OK:
         return st
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    body_world_poses(parent, X_E, X_r, oR, op)
+    world_poses(parent, X_E, X_r, oR, op)
     frame_world_pose(fb, fE, fr, oR, op, R, p)
     J[:] = 0.0
     jacobian_columns(parent, vadr, jnv, S, oR, op, fb, p, J, 0)
@@ -130,7 +111,7 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     bias_accelerations(parent, X_E, X_r, c, h)
-    body_world_poses(parent, X_E, X_r, oR, op)
+    world_poses(parent, X_E, X_r, oR, op)
     frame_world_pose(fb, fE, fr, oR, op, R, p)
     if fb < 0:
         for m in range(6):
@@ -156,7 +137,7 @@ def task_kinematics(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
         return st
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    body_world_poses(parent, X_E, X_r, oR, op)
+    world_poses(parent, X_E, X_r, oR, op)
     bias_accelerations(parent, X_E, X_r, c, h)
     J[:] = 0.0
     R = np.empty((3, 3))

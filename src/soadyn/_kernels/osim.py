@@ -16,10 +16,11 @@ Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
 import numpy as np
 
 from .._jit import jit
-from .frames import body_world_poses
+from .frames import frame_world_pose
 from .joints import OK, check_q
 from .spatial import add_XAXt, xforce_T_add, xmotion
-from .tree import articulated_inertias, tree_positions
+from .tree import (articulated_inertias, articulated_world, tree_positions, world_inertias, world_poses,
+                   world_subspaces)
 
 
 @jit
@@ -47,26 +48,21 @@ def psi_left(E, r, S, U, Dinv, va, n, M, out, y, w):
 
 
 @jit
-def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, G):
-    """out = psi Up psi^T + S D^-1 S^T (Jain 2014 Eq. 68), ``Up`` symmetric (``out`` must not alias it).
-    With ``psi = taubar X``, ``taubar = 1 - S G^T`` and ``G = U D^-1`` (6 x n, scratch rows of ``G``):
-    ``Y = X Up X^T`` by :func:`add_XAXt`, then ``taubar Y taubar^T + S D^-1 S^T
-    = Y - S (Y G)^T - (Y G) S^T + S (G^T Y G + D^-1) S^T``."""
-    out[:] = 0.0
-    add_XAXt(E, r, Up, out)
-    # G = U D^-1 (rows d of G hold column d)
+def taubar_congruence(S, U, Dinv, va, n, Y, G):
+    """Y <- taubar Y taubar^T + S D^-1 S^T in place (the second half of Jain 2014 Eq. 68), ``Y`` symmetric.
+    With ``taubar = 1 - S G^T``, ``G = U D^-1``: ``Y - S (Y G)^T - (Y G) S^T + S (G^T Y G + D^-1) S^T``.
+    ``G`` (18, 6) scratch: rows ``0..n-1`` hold G, ``n..2n-1`` hold Y G, ``2n..3n-1`` the n x n middle."""
     for d in range(n):
         for m in range(6):
             s = 0.0
             for e in range(n):
                 s += U[va + e, m] * Dinv[e, d]
             G[d, m] = s
-    # YG = Y G into G's rows n..2n-1, K = G^T Y G + D^-1 into G[2n.., :n]
     for d in range(n):
         for m in range(6):
             s = 0.0
             for l in range(6):
-                s += out[m, l] * G[d, l]
+                s += Y[m, l] * G[d, l]
             G[n + d, m] = s
     for d in range(n):
         for e in range(n):
@@ -76,15 +72,44 @@ def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, G):
             G[2 * n + d, e] = s
     for a in range(6):
         for b in range(a, 6):
-            s = out[a, b]
+            s = Y[a, b]
             for d in range(n):
                 s -= S[va + d, a] * G[n + d, b] + G[n + d, a] * S[va + d, b]
                 w = 0.0
                 for e in range(n):
                     w += G[2 * n + d, e] * S[va + e, b]
                 s += S[va + d, a] * w
-            out[a, b] = s
-            out[b, a] = s
+            Y[a, b] = s
+            Y[b, a] = s
+
+
+@jit
+def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, G):
+    """out = psi Up psi^T + S D^-1 S^T in body coordinates (Jain 2014 Eq. 68; Chang-Khatib Table 1 step 3):
+    ``psi = taubar ^iX_p``, so ``X Up X^T`` (:func:`add_XAXt`) then :func:`taubar_congruence`."""
+    out[:] = 0.0
+    add_XAXt(E, r, Up, out)
+    taubar_congruence(S, U, Dinv, va, n, out, G)
+
+
+@jit
+def taubar_left(S, U, Dinv, va, n, M, out, w):
+    """out = taubar M = M - S D^-1 (U^T M) for a 6x6 ``M`` (world coordinates, where ``psi = taubar``);
+    ``out`` may alias ``M``; ``w`` (6,) scratch."""
+    for col in range(6):
+        for d in range(n):
+            s = 0.0
+            for m in range(6):
+                s += U[va + d, m] * M[m, col]
+            w[d] = s
+        for m in range(6):
+            s = M[m, col]
+            for d in range(n):
+                g = 0.0
+                for e in range(n):
+                    g += Dinv[d, e] * w[e]
+                s -= S[va + d, m] * g
+            out[m, col] = s
 
 
 @jit
@@ -119,17 +144,19 @@ def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
 @jit
 def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
              q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-             XJ_E, XJ_r, X_E, X_r, S, oR, op, IA, U, D, Dinv, cnt, cpar, vid, Ups, W,
+             XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
              Linv):
-    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69).
+    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69), in world coordinates,
+    where the articulated-body propagator is ``psi_i = taubar_i`` (no transform).
 
-    pass 1 (leaves to root): articulated inertias and the AB factors ``U, D^-1``; node counts per subtree.
-    The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees meet
-    (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
-    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i)`` (Eq. 68) and the edge products
-    ``W(i) = Psi(i, cpar(i))``.
+    pass 1 (leaves to root): world-frame articulated inertias and the AB factors ``U, D^-1``; node counts per
+    subtree. The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees
+    meet (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
+    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T +
+    S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) = Psi(i, cpar(i))``.
     pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
-    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b``.
+    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node's world
+    pick-off ``B_a = ^aX_0^T Sel_a^T``.
     ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6). Also fills the world
     poses ``oR, op``. Output ``Linv`` (m, m)."""
     st = check_q(jtype, qadr, q)
@@ -137,13 +164,14 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         return st
     nb = parent.shape[0]
     nn = node_body.shape[0]
-    T = np.empty((3, 6, 6))
+    T = np.empty((6, 6))
     y = np.empty(6)
-    w = np.empty(6)
     G = np.empty((18, 6))
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    body_world_poses(parent, X_E, X_r, oR, op)
-    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    world_poses(parent, X_E, X_r, oR, op)
+    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
+    world_inertias(I, oR, op, oI, T)
+    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv)
     if st != OK:
         return st
     # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees
@@ -175,20 +203,20 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         n = jnv[i]
         va = vadr[i]
         if p < 0:
-            T[2][:] = 0.0
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], Ups[i], G)
+            Ups[i] = 0.0
             cpar[i] = -1
         else:
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], va, n, Ups[p], Ups[i], G)
+            Ups[i] = Ups[p]
             cpar[i] = p if vid[p] >= 0 else cpar[p]
+        taubar_congruence(oS, oU, Dinv[i], va, n, Ups[i], G)
         if cpar[i] >= 0:
             if p == cpar[i]:
                 for m in range(6):
                     for l in range(6):
-                        T[2, m, l] = 1.0 if m == l else 0.0
-                psi_left(X_E[i], X_r[i], S, U, Dinv[i], va, n, T[2], W[i], y, w)
+                        T[m, l] = 1.0 if m == l else 0.0
+                taubar_left(oS, oU, Dinv[i], va, n, T, W[i], y)
             else:
-                psi_left(X_E[i], X_r[i], S, U, Dinv[i], va, n, W[p], W[i], y, w)
+                taubar_left(oS, oU, Dinv[i], va, n, W[p], W[i], y)
         if vid[i] >= 0:
             verts[vid[i]] = i
     # pass 3: Omega between vertices
@@ -211,9 +239,17 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
                         else:
                             s += W[v, m, k] * Om[b, ic, l, k]
                     Om[a, b, m, l] = s
-    # nodes: Lambda^-1(a, b) = B_a^T Omega B_b
+    # nodes in world coordinates: X_a0 = (R_a^T, p_a)
+    wE = np.empty((nn, 3, 3))
+    wr = np.empty((nn, 3))
+    R = np.empty((3, 3))
+    for a in range(nn):
+        frame_world_pose(node_body[a], node_E[a], node_r[a], oR, op, R, wr[a])
+        for m in range(3):
+            for l in range(3):
+                wE[a, m, l] = R[l, m]
     B = np.empty((nn, 6, 6))
-    node_maps(node_E, node_r, node_sel, node_dim, B, y)
+    node_maps(wE, wr, node_sel, node_dim, B, y)
     for a in range(nn):
         va_ = vid[node_body[a]]
         for b in range(a + 1):
@@ -247,7 +283,7 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     G = np.empty((18, 6))
     path = np.empty(nb, dtype=np.int64)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    body_world_poses(parent, X_E, X_r, oR, op)
+    world_poses(parent, X_E, X_r, oR, op)
     st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
     if st != OK:
         return st

@@ -9,11 +9,11 @@ before any step). States ``Q[0..n]`` are valid when step ``n`` fails.
 import numpy as np
 
 from .._jit import jit
-from .frames import body_world_poses, frame_world_pose
+from .frames import frame_world_pose
 from .joints import (BAD_FEXT, BAD_IN, FREE, OK, SPHERICAL, all_finite, check_q, integrate_joint, joint_qdot,
                      normalize_quat)
 from .spatial import mul6
-from .tree import aba_core, check_state, tree_positions, tree_velocities
+from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
 
 SEMI_IMPLICIT, RK4 = 0, 1
 """Integration methods of :func:`rollout`."""
@@ -167,7 +167,7 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
             return st
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
         tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, tmp)
-        body_world_poses(parent, X_E, X_r, oR, op)
+        world_poses(parent, X_E, X_r, oR, op)
         kin = 0.0
         pot = 0.0
         for i in range(parent.shape[0]):
@@ -199,7 +199,7 @@ def frame_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S
         if st != OK:
             return st
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
-        body_world_poses(parent, X_E, X_r, oR, op)
+        world_poses(parent, X_E, X_r, oR, op)
         for j in range(fbody.shape[0]):
             frame_world_pose(fbody[j], fE[j], fr[j], oR, op, R, P[s, j])
     return OK

@@ -12,8 +12,7 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange
 from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, SINGULAR, UNIVERSAL, all_finite, check_q,
                      joint_subspace, joint_transform)
-from .spatial import (add_XtIX, compose, cross_force_add, cross_motion, mul6, spd_inverse, xforce_T_add,
-                      xmotion)
+from .spatial import add_XtIX, compose, cross_force_add, cross_motion, mul6, spd_inverse, xforce_T_add, xmotion
 
 
 # ------------------------------------------------------------------------------------------ kinematics
@@ -65,6 +64,84 @@ def check_state(jtype, qadr, q, qd):
         return st
     if not all_finite(qd):
         return BAD_QD
+    return OK
+
+
+# ------------------------------------------------------------------------------------ world-frame passes
+@jit
+def world_poses(parent, X_E, X_r, oR, op):
+    """Pass: root to leaves. ``oR_i = oR_p E_i^T``, ``op_i = op_p + oR_p r_i`` (the world is ``(1, 0)``)."""
+    for i in range(parent.shape[0]):
+        p = parent[i]
+        E = X_E[i]
+        r = X_r[i]
+        if p < 0:
+            for m in range(3):
+                op[i, m] = r[m]
+                for n in range(3):
+                    oR[i, m, n] = E[n, m]
+        else:
+            for m in range(3):
+                op[i, m] = op[p, m] + oR[p, m, 0] * r[0] + oR[p, m, 1] * r[1] + oR[p, m, 2] * r[2]
+                for n in range(3):
+                    oR[i, m, n] = oR[p, m, 0] * E[n, 0] + oR[p, m, 1] * E[n, 1] + oR[p, m, 2] * E[n, 2]
+
+
+@jit
+def world_subspaces(parent, vadr, jnv, S, oR, op, oS):
+    """``oS = ^0X_i S``: motion subspaces in world coordinates at the world origin,
+    ``[oR s_w; oR s_v + op x (oR s_w)]``."""
+    for i in range(parent.shape[0]):
+        for k in range(vadr[i], vadr[i] + jnv[i]):
+            for m in range(3):
+                oS[k, m] = oR[i, m, 0] * S[k, 0] + oR[i, m, 1] * S[k, 1] + oR[i, m, 2] * S[k, 2]
+                oS[k, 3 + m] = oR[i, m, 0] * S[k, 3] + oR[i, m, 1] * S[k, 4] + oR[i, m, 2] * S[k, 5]
+            oS[k, 3] += op[i, 1] * oS[k, 2] - op[i, 2] * oS[k, 1]
+            oS[k, 4] += op[i, 2] * oS[k, 0] - op[i, 0] * oS[k, 2]
+            oS[k, 5] += op[i, 0] * oS[k, 1] - op[i, 1] * oS[k, 0]
+
+
+@jit
+def world_inertias(I, oR, op, oI, T):
+    """``oI_i = ^iX_0^T I_i ^iX_0``: body inertias in world coordinates about the world origin
+    (``^iX_0 = (oR_i^T, op_i)``). ``T`` (6x6) scratch."""
+    for i in range(I.shape[0]):
+        oI[i] = 0.0
+        add_XtIX(oR[i].T, op[i], I[i], oI[i], T)
+
+
+@jit
+def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv):
+    """Pass: leaves to root. Articulated inertias in world coordinates, where a child's contribution adds
+    without a transform (Featherstone RBDA Sec. 7.3 in a common frame): ``U_i = P_i S_i``,
+    ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. Returns OK or ``SINGULAR | i << 8``."""
+    oIA[:] = oI
+    for i in range(parent.shape[0] - 1, -1, -1):
+        n = jnv[i]
+        va = vadr[i]
+        for d in range(n):
+            mul6(oIA[i], oS[va + d], oU[va + d])
+        for d in range(n):
+            for e in range(n):
+                s = 0.0
+                for m in range(6):
+                    s += oS[va + d, m] * oU[va + e, m]
+                D[i, d, e] = s
+        if not spd_inverse(D[i], n, Dinv[i]):
+            return SINGULAR | (i << 8)
+        p = parent[i]
+        if p >= 0:
+            for m in range(6):
+                for l in range(m, 6):
+                    s = oIA[i, m, l]
+                    for d in range(n):
+                        w = 0.0
+                        for e in range(n):
+                            w += Dinv[i, d, e] * oU[va + e, l]
+                        s -= oU[va + d, m] * w
+                    oIA[p, m, l] += s
+                    if l != m:
+                        oIA[p, l, m] += s
     return OK
 
 
@@ -128,51 +205,45 @@ def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 @jit
 def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          q,
-         XJ_E, XJ_r, X_E, X_r, S, Ic,
+         XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oIc,
          M):
-    """Joint-space inertia matrix by the composite-rigid-body algorithm (RBDA Table 6.2).
-    pass 1 (leaves to root): ``Ic_p += ^iX_p^T Ic_i ^iX_p``;
-    pass 2: ``F = Ic_i S_i``, ``M_ii = S_i^T F``; walking ``j`` up the ancestors: ``F = ^jX_p^T F``,
-    ``M_{p i} = S_p^T F``. Output ``M`` (nv, nv), symmetric."""
+    """Joint-space inertia matrix by the composite-rigid-body algorithm (RBDA Table 6.2) in world
+    coordinates, where composite inertias add without transforms and each entry of ``M`` is one dot
+    product: pass 1 (leaves to root) ``Ic_p += Ic_i``; pass 2 ``F = Ic_i S_i``, ``M_{j i} = S_j^T F`` for
+    ``j`` = i and its ancestors. Output ``M`` (nv, nv), symmetric."""
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
     nb = parent.shape[0]
     T = np.empty((6, 6))
     F = np.empty((6, 6))
-    tmp = np.empty(6)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    Ic[:] = I
-    for i in range(nb - 1, -1, -1):
+    world_poses(parent, X_E, X_r, oR, op)
+    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
+    world_inertias(I, oR, op, oIc, T)
+    # pass 1: leaves to root
+    for i in range(nb - 1, 0, -1):
         p = parent[i]
         if p >= 0:
-            add_XtIX(X_E[i], X_r[i], Ic[i], Ic[p], T)
-    M[:] = 0.0
+            for m in range(6):
+                for l in range(6):
+                    oIc[p, m, l] += oIc[i, m, l]
+    # pass 2: columns of body i against i and its ancestors
     for i in range(nb):
         n = jnv[i]
         va = vadr[i]
         for d in range(n):
-            mul6(Ic[i], S[va + d], F[d])
-        for d in range(n):
-            for e in range(n):
-                s = 0.0
-                for m in range(6):
-                    s += S[va + e, m] * F[d, m]
-                M[va + e, va + d] = s
+            mul6(oIc[i], oS[va + d], F[d])
         j = i
-        while parent[j] >= 0:
-            for d in range(n):
-                tmp[:] = 0.0
-                xforce_T_add(X_E[j], X_r[j], F[d], tmp)
-                F[d, :] = tmp
-            j = parent[j]
-            for d in range(n):
-                for e in range(vadr[j], vadr[j] + jnv[j]):
+        while j >= 0:
+            for e in range(vadr[j], vadr[j] + jnv[j]):
+                for d in range(n):
                     s = 0.0
                     for m in range(6):
-                        s += S[e, m] * F[d, m]
+                        s += oS[e, m] * F[d, m]
                     M[e, va + d] = s
                     M[va + d, e] = s
+            j = parent[j]
     return OK
 
 
@@ -302,7 +373,8 @@ def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
 # ----------------------------------------------------------------------------------------------- M^-1
 @jit
 def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, Ia):
-    """Pass: leaves to root. The inertia-only part of the ABA pass 2: ``IA``, ``U``, ``D``, ``Dinv``."""
+    """Pass: leaves to root, in body coordinates. The inertia-only part of the ABA pass 2: ``IA``, ``U``,
+    ``D``, ``Dinv``."""
     for i in range(parent.shape[0]):
         IA[i] = I[i]
     for i in range(parent.shape[0] - 1, -1, -1):
@@ -336,58 +408,60 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
 @jit
 def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          subtree_end, q,
-         XJ_E, XJ_r, X_E, X_r, S, IA, U, D, Dinv, Fm, Am,
+         XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am,
          Minv):
     """``M^-1`` in O(N^2) without forming ``M``: the articulated-body algorithm run for all unit torques at
     once (the ``[I - H psi K]* D^-1 [I - H psi K]`` factorization, Jain 2014 Eq. 59; Carpentier & Mansard
-    2018's recursive M^-1). Bodies in depth-first order make each subtree's dofs the contiguous range
+    2018's recursive M^-1), in world coordinates so that forces and accelerations propagate between
+    bodies without transforms. Bodies in depth-first order make each subtree's dofs the contiguous range
     ``vadr[i] .. vend(i)``.
     pass 1 (leaves to root): ``Minv[i, i] = D_i^-1``, ``Minv[i, desc] = -D_i^-1 S_i^T Fm_i[:, desc]``,
-    ``Fm_p[:, sub(i)] += X^T (Fm_i + U_i Minv[i, :])[:, sub(i)]`` (bias forces of the unit torques);
-    pass 2 (root to leaves), columns ``k >= vadr[i]``: ``Am_i = X Am_p``,
-    ``Minv[i, k] -= D_i^-1 U_i^T Am_i[:, k]``, ``Am_i[:, k] += S_i Minv[i, k]``; then symmetrize.
+    ``Fm_p[:, sub(i)] += (Fm_i + U_i Minv[i, :])[:, sub(i)]`` (bias forces of the unit torques);
+    pass 2 (root to leaves), columns ``k >= vadr[i]``: ``Minv[i, k] -= D_i^-1 U_i^T Am_p[:, k]``,
+    ``Am_i[:, k] = Am_p[:, k] + S_i Minv[i, k]``; then symmetrize.
     ``Fm``, ``Am``: (nb, 6, nv) workspaces. Output ``Minv`` (nv, nv)."""
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
     nb = parent.shape[0]
     nv = Minv.shape[0]
-    T = np.empty((3, 6, 6))
+    T = np.empty((6, 6))
+    w = np.empty(6)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    world_poses(parent, X_E, X_r, oR, op)
+    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
+    world_inertias(I, oR, op, oI, T)
+    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv)
     if st != OK:
         return st
     Minv[:] = 0.0
-    Fm[:] = 0.0
     # pass 1: leaves to root
     for i in range(nb - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
         ve = vadr[subtree_end[i] - 1] + jnv[subtree_end[i] - 1]  # end of the subtree's dofs
+        p = parent[i]
         for d in range(n):
             for e in range(n):
                 Minv[va + d, va + e] = Dinv[i, d, e]
         for k in range(va + n, ve):
+            for e in range(n):
+                s = 0.0
+                for m in range(6):
+                    s += oS[va + e, m] * Fm[i, m, k]
+                w[e] = s
             for d in range(n):
                 s = 0.0
                 for e in range(n):
-                    w = 0.0
-                    for m in range(6):
-                        w += S[va + e, m] * Fm[i, m, k]
-                    s -= Dinv[i, d, e] * w
+                    s -= Dinv[i, d, e] * w[e]
                 Minv[va + d, k] = s
-        p = parent[i]
-        if p >= 0:
-            for k in range(va, ve):
-                for m in range(6):
-                    s = Fm[i, m, k]
+        if p >= 0:  # each column of sub(i) gets its bias force from child i alone
+            for m in range(6):
+                for k in range(va, ve):
+                    s = Fm[i, m, k] if k >= va + n else 0.0
                     for d in range(n):
-                        s += U[va + d, m] * Minv[va + d, k]
-                    T[2, 0, m] = s
-                T[2, 1, :] = 0.0
-                xforce_T_add(X_E[i], X_r[i], T[2, 0], T[2, 1])
-                for m in range(6):
-                    Fm[p, m, k] += T[2, 1, m]
+                        s += oU[va + d, m] * Minv[va + d, k]
+                    Fm[p, m, k] = s
     # pass 2: root to leaves
     for i in range(nb):
         n = jnv[i]
@@ -395,27 +469,21 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         p = parent[i]
         for k in range(va, nv):
             if p >= 0:
-                for m in range(6):
-                    T[2, 0, m] = Am[p, m, k]
-                xmotion(X_E[i], X_r[i], T[2, 0], T[2, 1])
-                for m in range(6):
-                    Am[i, m, k] = T[2, 1, m]
-            else:
-                for m in range(6):
-                    Am[i, m, k] = 0.0
-            for d in range(n):
-                s = 0.0
                 for e in range(n):
-                    w = 0.0
+                    s = 0.0
                     for m in range(6):
-                        w += U[va + e, m] * Am[i, m, k]
-                    s += Dinv[i, d, e] * w
-                Minv[va + d, k] -= s
-            for m in range(6):
-                s = 0.0
+                        s += oU[va + e, m] * Am[p, m, k]
+                    w[e] = s
                 for d in range(n):
-                    s += S[va + d, m] * Minv[va + d, k]
-                Am[i, m, k] += s
+                    s = 0.0
+                    for e in range(n):
+                        s += Dinv[i, d, e] * w[e]
+                    Minv[va + d, k] -= s
+            for m in range(6):
+                s = Am[p, m, k] if p >= 0 else 0.0
+                for d in range(n):
+                    s += oS[va + d, m] * Minv[va + d, k]
+                Am[i, m, k] = s
     for r in range(nv):
         for k in range(r):
             Minv[r, k] = Minv[k, r]
