@@ -52,22 +52,12 @@ def kernel_dispatchers() -> dict:
 
 
 def setup_cache() -> str:
-    """Point numba's cache at ``soadyn._cache.configure_cache()``'s folder (keyed by the kernel sources)
-    and make the already decorated kernels use it. Returns the folder.
-
-    numba picks a function's cache folder when the function is decorated, which happens when soadyn is
-    imported; setting ``NUMBA_CACHE_DIR`` afterwards only takes effect once numba's configuration is
-    reloaded and the kernels' caches are re-created, which this function does.
-    """
-    from numba.core import config
-
+    """Point numba's cache at the folder keyed by the kernel sources (``soadyn._cache.configure_cache``;
+    ``NUMBA_CACHE_DIR`` wins if set) and return it. Importing soadyn already does this before any kernel is
+    decorated; the command calls it again so that the folder it reports is the one in use."""
     from ._cache import configure_cache
 
-    folder = configure_cache()
-    config.reload_config()
-    for disp in kernel_dispatchers().values():
-        disp.enable_caching()
-    return folder
+    return configure_cache()
 
 
 def entry_kernels() -> dict:

@@ -18,6 +18,7 @@ __all__ = ["TOPICS", "topic", "machine_info"]
 
 TOPICS = {
     "dynamics": "soadyn.bench.dynamics",
+    "osim": "soadyn.bench.osim",
 }
 """topic name -> module."""
 
