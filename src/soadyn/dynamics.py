@@ -321,7 +321,7 @@ def difference(model: Model, q0, q1) -> np.ndarray:
         elif t == J.FREE:
             v[k:k + 6] = _se3_log(q0[a:a + 7], q1[a:a + 7])
         elif t == J.PLANAR:
-            v[k:k + 3] = _se2_log(q0[a:a + 3], q1[a:a + 3])
+            v[k:k + 3] = _se2_log(q0[a:a + 3], q1[a:a + 3], model.jnt_names[i])
         else:
             v[k:k + model.jnt_nv[i]] = q1[a:a + model.jnt_nq[i]] - q0[a:a + model.jnt_nq[i]]
     return v
@@ -346,10 +346,15 @@ def _se3_log(q0, q1) -> np.ndarray:
     return np.concatenate([w, Vinv @ dp])
 
 
-def _se2_log(q0, q1) -> np.ndarray:
+def _se2_log(q0, q1, joint: str) -> np.ndarray:
+    """Constant body velocity of a planar joint from ``q0`` to ``q1`` in unit time (the turn is the
+    unwrapped angle difference, as :func:`integrate` adds it)."""
     phi = q1[2] - q0[2]
     c, s = np.cos(q0[2]), np.sin(q0[2])
     d = np.array([[c, s], [-s, c]]) @ (q1[:2] - q0[:2])
+    if abs(phi) > np.pi and abs(np.sin(0.5 * phi)) < 1e-9 and np.abs(d).max() > 0:
+        raise ValueError(f"difference: planar joint {joint!r} turns by {phi:.6g} rad (a multiple of 2 pi) while "
+                         "translating: no constant velocity reaches q1")
     if abs(phi) < 1e-6:
         sa, ca = 1.0 - phi**2 / 6.0, 0.5 * phi
     else:

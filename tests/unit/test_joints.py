@@ -342,3 +342,16 @@ def test_rot_axis_and_rpy(rng):
         # URDF: fixed axes x, y, z  ==  scipy's extrinsic "xyz"
         assert_close(sp.rpy_to_rot(rpy), Rotation.from_euler("xyz", rpy).as_matrix(), SAME_MATH, "rpy_to_rot")
     assert_close(sp.rpy_to_rot([0.0, 0.0, np.pi / 2]) @ [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], SAME_MATH, "yaw 90 deg")
+
+
+def test_planar_difference_full_turn_with_translation_is_unreachable():
+    """A planar turn of 2 pi k with a translation has no constant body velocity (the SE(2) exponential's
+    translation factor vanishes): ``difference`` says so instead of returning a huge velocity."""
+    b = sd.ModelBuilder()
+    b.add_body("p", "world", sd.joints.Planar(), None, sd.Inertia.box(1.0, (1.0, 1.0, 1.0)))
+    model = b.finalize()
+    with pytest.raises(ValueError, match="multiple of 2 pi"):
+        sd.difference(model, [0.0, 0.0, 0.0], [1.0, 0.0, 2 * np.pi])
+    v = sd.difference(model, [0.0, 0.0, 0.0], [0.0, 0.0, 2 * np.pi])
+    assert np.allclose(v, [2 * np.pi, 0.0, 0.0])
+    assert np.allclose(sd.integrate(model, [0.0, 0.0, 0.0], v), [0.0, 0.0, 2 * np.pi])
