@@ -58,8 +58,8 @@ class Data:
         self.u = z(nv)  # u = tau - S^T pA
         self.qdd = z(nv)  # output accelerations
         # minv
-        self.Fm = z((nb, 6, nv))  # bias forces of the unit torques
-        self.Am = z((nb, 6, nv))  # accelerations of the unit torques
+        self.Fm = z((nb, nv, 6))  # bias forces of the unit torques (world frame), per column
+        self.Am = z((nb, nv, 6))  # accelerations of the unit torques (world frame), per column
         self.Minv = z((nv, nv))  # inverse joint-space inertia matrix
         # frames: Jacobian, pose, velocity, bias acceleration
         self.J = z((6, nv))  # frame Jacobian (world-aligned, then optionally rotated)

@@ -43,6 +43,15 @@ def as_array(x, shape: tuple, name: str) -> np.ndarray:
     return a.astype(np.float64)
 
 
+def kernel_array(x, shape: tuple, name: str) -> np.ndarray:
+    """``x`` checked as by :func:`as_array`, as a C-contiguous, writeable float64 array (a copy when
+    needed): the one array form the kernels are compiled for."""
+    a = as_array(x, shape, name)
+    if a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.float64, order="C")
+
+
 def copy_in(x, out: np.ndarray, name: str) -> np.ndarray:
     """Copy ``x`` (checked against ``out``'s shape) into the Data-owned buffer ``out``."""
     out[...] = as_array(x, out.shape, name)
@@ -241,12 +250,12 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
 
 
 def _batch_inputs(model: Model, Q, QD, X, xname: str):
-    Q = np.ascontiguousarray(as_array(Q, np.shape(Q), "Q"))
+    Q = kernel_array(Q, np.shape(Q), "Q")
     if Q.ndim != 2 or Q.shape[1] != model.nq:
         raise ValueError(f"Q: expected shape (K, {model.nq}), got {Q.shape}")
     K = Q.shape[0]
-    QD = np.ascontiguousarray(as_array(QD, (K, model.nv), "QD"))
-    X = np.ascontiguousarray(as_array(X, (K, model.nv), xname))
+    QD = kernel_array(QD, (K, model.nv), "QD")
+    X = kernel_array(X, (K, model.nv), xname)
     nchunks = max(1, min(K, 4 * _num_threads()))
     return Q, QD, X, K, nchunks
 
@@ -293,7 +302,7 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
     """``q (+) v dt``: each joint moved along the group exponential of its constant velocity (SE(3) for
     free joints, SO(3) for spherical, SE(2) for planar, addition otherwise). Returns a new (nq,) array."""
     q = _valid_q(model, q, "q")
-    v = as_array(v, (model.nv,), "v")
+    v = kernel_array(v, (model.nv,), "v")
     if not np.all(np.isfinite(v)):
         raise ValueError("v: contains NaN or inf")
     if isinstance(dt, bool) or not isinstance(dt, (int, float, np.integer, np.floating)) or not np.isfinite(dt):
@@ -328,7 +337,7 @@ def difference(model: Model, q0, q1) -> np.ndarray:
 
 
 def _valid_q(model: Model, q, name: str) -> np.ndarray:
-    q = as_array(q, (model.nq,), name)
+    q = kernel_array(q, (model.nq,), name)
     check_status(_kj.check_q(model.jnt_type, model.jnt_qadr, q), model, q, (name,))
     return q
 

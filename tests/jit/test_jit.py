@@ -426,16 +426,7 @@ def test_every_entry_kernel_ran(exercised):
     assert not never, f"kernels called from Python that the exercise never ran (extend _api_calls): {never}"
 
 
-KNOWN_RECOMPILES = {
-    "sim.integrate_config": "dynamics.integrate passes q and v through as_array, which returns read-only and "
-                            "strided float64 arrays as they are (one more signature each)",
-    "joints.check_q": "dynamics._valid_q (integrate, difference) passes q through as_array (read-only and "
-                      "strided arrays reach the kernel)",
-    "tree.aba_batch": "dynamics._batch_inputs: np.ascontiguousarray keeps a read-only C-contiguous Q/QD/TAU "
-                      "read-only (one more signature)",
-    "tree.rnea_batch": "dynamics._batch_inputs: np.ascontiguousarray keeps a read-only C-contiguous Q/QD/QDD "
-                       "read-only (one more signature)",
-}
+KNOWN_RECOMPILES = {}
 """Recompiles found by this test and not yet fixed in the wrappers: strict xfails, so that the fix turns
 them into failures to be removed from here."""
 

@@ -21,57 +21,73 @@ QUAT_NORM_TOL = 1e-3
 def joint_transform(t, a, u, pitch, q, k, E, r):
     """(E, r) = X_J(q) for joint type ``t`` with configuration ``q[k:]`` (Featherstone RBDA Table 4.1,
     in the parametrizations of ``soadyn.joints``). ``E = R^T`` where ``R`` is the successor orientation in
-    the predecessor frame, ``r`` the successor origin."""
+    the predecessor frame, ``r`` the successor origin. The screw joints are handled here (small enough to
+    be inlined into the passes); the others in their own helpers."""
+    if t == REVOLUTE or t == HELICAL or t == CYLINDRICAL or t == PRISMATIC:
+        th = 0.0 if t == PRISMATIC else q[k]
+        d = q[k] if t == PRISMATIC else (pitch * q[k] if t == HELICAL else (q[k + 1] if t == CYLINDRICAL else 0.0))
+        rot_axis(a, -th, E)
+        r[0] = d * a[0]
+        r[1] = d * a[1]
+        r[2] = d * a[2]
+    elif t == UNIVERSAL:
+        universal_transform(a, u, q, k, E, r)
+    elif t == PLANAR:
+        planar_transform(a, u, q, k, E, r)
+    else:
+        quaternion_transform(t, q, k, E, r)
+
+
+@jit
+def universal_transform(a, u, q, k, E, r):
+    """UNIVERSAL: ``R = rot(a, q1) rot(u, q2)``, so ``E = rot(u, -q2) rot(a, -q1)``; ``r = 0``."""
+    c1, s1 = math.cos(q[k]), math.sin(q[k])
+    rot_axis(u, -q[k + 1], E)
+    # E <- E rot(a, q1)^T, row by row: y^T R1^T = (R1 y)^T with R1 y = c y + s (a x y) + (1-c)(a.y) a
+    for m in range(3):
+        e0, e1, e2 = E[m, 0], E[m, 1], E[m, 2]
+        ad = a[0] * e0 + a[1] * e1 + a[2] * e2
+        x0 = a[1] * e2 - a[2] * e1
+        x1 = a[2] * e0 - a[0] * e2
+        x2 = a[0] * e1 - a[1] * e0
+        E[m, 0] = c1 * e0 + s1 * x0 + (1.0 - c1) * ad * a[0]
+        E[m, 1] = c1 * e1 + s1 * x1 + (1.0 - c1) * ad * a[1]
+        E[m, 2] = c1 * e2 + s1 * x2 + (1.0 - c1) * ad * a[2]
     r[0] = 0.0
     r[1] = 0.0
     r[2] = 0.0
-    if t == REVOLUTE or t == HELICAL or t == CYLINDRICAL:
-        rot_axis(a, -q[k], E)
-        d = pitch * q[k] if t == HELICAL else 0.0
-        if t == CYLINDRICAL:
-            d = q[k + 1]
-        for m in range(3):
-            r[m] = d * a[m]
-    elif t == PRISMATIC:
-        for m in range(3):
-            for n in range(3):
-                E[m, n] = 1.0 if m == n else 0.0
-            r[m] = q[k] * a[m]
-    elif t == UNIVERSAL:
-        # R = rot(a, q1) rot(u, q2)  ->  E = rot(u, -q2) rot(a, -q1)
-        c1, s1 = math.cos(q[k]), math.sin(q[k])
-        rot_axis(u, -q[k + 1], E)
-        # E <- E rot(a, q1)^T, row by row: y^T R1^T = (R1 y)^T with R1 y = c y + s (a x y) + (1-c)(a.y) a
-        for m in range(3):
-            e0, e1, e2 = E[m, 0], E[m, 1], E[m, 2]
-            ad = a[0] * e0 + a[1] * e1 + a[2] * e2
-            x0 = a[1] * e2 - a[2] * e1
-            x1 = a[2] * e0 - a[0] * e2
-            x2 = a[0] * e1 - a[1] * e0
-            E[m, 0] = c1 * e0 + s1 * x0 + (1.0 - c1) * ad * a[0]
-            E[m, 1] = c1 * e1 + s1 * x1 + (1.0 - c1) * ad * a[1]
-            E[m, 2] = c1 * e2 + s1 * x2 + (1.0 - c1) * ad * a[2]
-    elif t == PLANAR:
-        # translate (x, y) along (u, a x u), then rotate by theta about a
-        w0 = a[1] * u[2] - a[2] * u[1]
-        w1 = a[2] * u[0] - a[0] * u[2]
-        w2 = a[0] * u[1] - a[1] * u[0]
-        rot_axis(a, -q[k + 2], E)
-        r[0] = q[k] * u[0] + q[k + 1] * w0
-        r[1] = q[k] * u[1] + q[k + 1] * w1
-        r[2] = q[k] * u[2] + q[k + 1] * w2
-    elif t == SPHERICAL or t == FREE:
-        o = k + 3 if t == FREE else k
-        quat_to_rot(q, o, E)
-        for m in range(3):  # E = R^T
-            for n in range(m + 1, 3):
-                tmp = E[m, n]
-                E[m, n] = E[n, m]
-                E[n, m] = tmp
-        if t == FREE:
-            r[0] = q[k]
-            r[1] = q[k + 1]
-            r[2] = q[k + 2]
+
+
+@jit
+def planar_transform(a, u, q, k, E, r):
+    """PLANAR: translate ``(x, y)`` along ``(u, a x u)``, then rotate by ``theta`` about ``a``."""
+    w0 = a[1] * u[2] - a[2] * u[1]
+    w1 = a[2] * u[0] - a[0] * u[2]
+    w2 = a[0] * u[1] - a[1] * u[0]
+    rot_axis(a, -q[k + 2], E)
+    r[0] = q[k] * u[0] + q[k + 1] * w0
+    r[1] = q[k] * u[1] + q[k + 1] * w1
+    r[2] = q[k] * u[2] + q[k + 1] * w2
+
+
+@jit
+def quaternion_transform(t, q, k, E, r):
+    """SPHERICAL (q = quaternion) and FREE (q = [position, quaternion]): ``E = R(quat)^T``."""
+    o = k + 3 if t == FREE else k
+    quat_to_rot(q, o, E)
+    for m in range(3):  # E = R^T
+        for n in range(m + 1, 3):
+            tmp = E[m, n]
+            E[m, n] = E[n, m]
+            E[n, m] = tmp
+    if t == FREE:
+        r[0] = q[k]
+        r[1] = q[k + 1]
+        r[2] = q[k + 2]
+    else:
+        r[0] = 0.0
+        r[1] = 0.0
+        r[2] = 0.0
 
 
 @jit

@@ -170,8 +170,8 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_inertias(I, oR, op, oI, T)
-    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv)
+    world_inertias(I, oR, op, oI)
+    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
     # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees

@@ -94,7 +94,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     nq = q0.shape[0]
     nv = qd0.shape[0]
     nsteps = Q.shape[0] - 1
-    T = np.empty((3, 6, 6))
+    T = np.empty((4, 6, 6))
     R = np.empty((3, 3))
     qs = np.empty(nq)
     vs = np.empty(nv)

@@ -12,7 +12,8 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange
 from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, SINGULAR, UNIVERSAL, all_finite, check_q,
                      joint_subspace, joint_transform)
-from .spatial import add_XtIX, compose, cross_force_add, cross_motion, mul6, spd_inverse, xforce_T_add, xmotion
+from .spatial import (_sym3_congruence, add_XtIX, compose, cross_force_add, cross_motion, mul6, spd_inverse,
+                      xforce_T_add, xmotion)
 
 
 # ------------------------------------------------------------------------------------------ kinematics
@@ -67,6 +68,32 @@ def check_state(jtype, qadr, q, qd):
     return OK
 
 
+@jit
+def rank_n_downdate(P, U, Dinv, va, n, out, G):
+    """out += P - U D^-1 U^T for the rows ``U[va:va+n]`` (each a 6-vector) of a joint with ``n`` dofs: the
+    articulated inertia a body passes to its parent (RBDA Eq. 7.23). ``G`` (6, 6) scratch holds
+    ``G = D^-1 U^T`` row by row."""
+    for d in range(n):
+        for m in range(6):
+            s = 0.0
+            for e in range(n):
+                s += Dinv[d, e] * U[va + e, m]
+            G[d, m] = s
+    for m in range(6):
+        for l in range(6):
+            out[m, l] += P[m, l]
+    for d in range(n):
+        u0, u1, u2, u3, u4, u5 = U[va + d, 0], U[va + d, 1], U[va + d, 2], U[va + d, 3], U[va + d, 4], U[va + d, 5]
+        for l in range(6):
+            g = G[d, l]
+            out[0, l] -= u0 * g
+            out[1, l] -= u1 * g
+            out[2, l] -= u2 * g
+            out[3, l] -= u3 * g
+            out[4, l] -= u4 * g
+            out[5, l] -= u5 * g
+
+
 # ------------------------------------------------------------------------------------ world-frame passes
 @jit
 def world_poses(parent, X_E, X_r, oR, op):
@@ -102,19 +129,51 @@ def world_subspaces(parent, vadr, jnv, S, oR, op, oS):
 
 
 @jit
-def world_inertias(I, oR, op, oI, T):
-    """``oI_i = ^iX_0^T I_i ^iX_0``: body inertias in world coordinates about the world origin
-    (``^iX_0 = (oR_i^T, op_i)``). ``T`` (6x6) scratch."""
+def world_inertias(I, oR, op, oI):
+    """``oI_i = ^iX_0^T I_i ^iX_0``: body inertias in world coordinates about the world origin, from the
+    compact form ``I = [[Ibar, h~], [h~^T, m 1]]`` (``h = m c``; RBDA Eq. 2.63): rotated
+    ``Ibar' = R Ibar R^T``, ``h' = R h``, then moved from the body origin ``p`` to the world origin,
+    ``Ibar_0 = Ibar' + m p~ p~^T + p~ h'~^T + h'~ p~^T``, ``h_0 = m p + h'`` (no division by the mass)."""
     for i in range(I.shape[0]):
-        oI[i] = 0.0
-        add_XtIX(oR[i].T, op[i], I[i], oI[i], T)
+        R = oR[i]
+        m = I[i, 3, 3]
+        b0, b1, b2 = I[i, 2, 4], I[i, 0, 5], I[i, 1, 3]  # h in body coordinates
+        g0 = R[0, 0] * b0 + R[0, 1] * b1 + R[0, 2] * b2
+        g1 = R[1, 0] * b0 + R[1, 1] * b1 + R[1, 2] * b2
+        g2 = R[2, 0] * b0 + R[2, 1] * b1 + R[2, 2] * b2
+        a00, a01, a02, a11, a12, a22 = _sym3_congruence(R.T, I[i, 0, 0], I[i, 0, 1], I[i, 0, 2], I[i, 1, 1],
+                                                        I[i, 1, 2], I[i, 2, 2])
+        x, y, z = op[i, 0], op[i, 1], op[i, 2]
+        # m p~ p~^T + p~ h'~^T + h'~ p~^T = (m p.p + 2 p.h') 1 - m p p^T - p h'^T - h' p^T
+        dd = m * (x * x + y * y + z * z) + 2.0 * (x * g0 + y * g1 + z * g2)
+        oI[i, 0, 0] = a00 + dd - m * x * x - 2.0 * x * g0
+        oI[i, 1, 1] = a11 + dd - m * y * y - 2.0 * y * g1
+        oI[i, 2, 2] = a22 + dd - m * z * z - 2.0 * z * g2
+        oI[i, 0, 1] = oI[i, 1, 0] = a01 - m * x * y - x * g1 - g0 * y
+        oI[i, 0, 2] = oI[i, 2, 0] = a02 - m * x * z - x * g2 - g0 * z
+        oI[i, 1, 2] = oI[i, 2, 1] = a12 - m * y * z - y * g2 - g1 * z
+        h0, h1, h2 = m * x + g0, m * y + g1, m * z + g2
+        # h~ block (top right) and its transpose
+        oI[i, 0, 3] = oI[i, 3, 0] = 0.0
+        oI[i, 1, 4] = oI[i, 4, 1] = 0.0
+        oI[i, 2, 5] = oI[i, 5, 2] = 0.0
+        oI[i, 0, 4] = oI[i, 4, 0] = -h2
+        oI[i, 0, 5] = oI[i, 5, 0] = h1
+        oI[i, 1, 3] = oI[i, 3, 1] = h2
+        oI[i, 1, 5] = oI[i, 5, 1] = -h0
+        oI[i, 2, 3] = oI[i, 3, 2] = -h1
+        oI[i, 2, 4] = oI[i, 4, 2] = h0
+        for a in range(3):
+            for b in range(3):
+                oI[i, 3 + a, 3 + b] = m if a == b else 0.0
 
 
 @jit
-def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv):
+def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, G):
     """Pass: leaves to root. Articulated inertias in world coordinates, where a child's contribution adds
     without a transform (Featherstone RBDA Sec. 7.3 in a common frame): ``U_i = P_i S_i``,
-    ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. Returns OK or ``SINGULAR | i << 8``."""
+    ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. ``G`` (6, 6) scratch. Returns OK or
+    ``SINGULAR | i << 8``."""
     oIA[:] = oI
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
@@ -131,17 +190,7 @@ def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
-            for m in range(6):
-                for l in range(m, 6):
-                    s = oIA[i, m, l]
-                    for d in range(n):
-                        w = 0.0
-                        for e in range(n):
-                            w += Dinv[i, d, e] * oU[va + e, l]
-                        s -= oU[va + d, m] * w
-                    oIA[p, m, l] += s
-                    if l != m:
-                        oIA[p, l, m] += s
+            rank_n_downdate(oIA[i], oU, Dinv[i], va, n, oIA[p], G)
     return OK
 
 
@@ -220,7 +269,7 @@ def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_inertias(I, oR, op, oIc, T)
+    world_inertias(I, oR, op, oIc)
     # pass 1: leaves to root
     for i in range(nb - 1, 0, -1):
         p = parent[i]
@@ -250,7 +299,7 @@ def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
 def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd, T, Ia, tmp,
-               pa):
+               pa, G):
     """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).
     pass 1 (root to leaves): ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
     pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
@@ -294,15 +343,8 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
                 for e in range(n):
                     s += Dinv[i, d, e] * u[va + e]
                 tmp[d] = s  # Dinv u
-            for m in range(6):
-                for l in range(6):
-                    s = IA[i, m, l]
-                    for d in range(n):
-                        w = 0.0
-                        for e in range(n):
-                            w += Dinv[i, d, e] * U[va + e, l]
-                        s -= U[va + d, m] * w
-                    Ia[m, l] = s
+            Ia[:] = 0.0
+            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, G)
             for m in range(6):
                 s = pA[i, m]
                 for l in range(6):
@@ -353,7 +395,7 @@ def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         return BAD_IN
     if not all_finite(fext):
         return BAD_FEXT
-    T = np.empty((3, 6, 6))
+    T = np.empty((4, 6, 6))
     return aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
                     XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
 
@@ -363,11 +405,11 @@ def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
              q, qd, tau, fext, a0,
              XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T):
     """Kinematics then the ABA passes, for callers that step many times (inputs already checked).
-    ``T``: (3, 6, 6) scratch."""
+    ``T``: (4, 6, 6) scratch."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
     return aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
-                      T[0], T[1], T[2, 1], T[2, 0])
+                      T[0], T[1], T[2, 1], T[2, 0], T[3])
 
 
 # ----------------------------------------------------------------------------------------------- M^-1
@@ -392,15 +434,8 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
-            for m in range(6):
-                for l in range(6):
-                    s = IA[i, m, l]
-                    for d in range(n):
-                        w = 0.0
-                        for e in range(n):
-                            w += Dinv[i, d, e] * U[va + e, l]
-                        s -= U[va + d, m] * w
-                    Ia[m, l] = s
+            Ia[:] = 0.0
+            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, T)
             add_XtIX(X_E[i], X_r[i], Ia, IA[p], T)
     return OK
 
@@ -419,21 +454,21 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     ``Fm_p[:, sub(i)] += (Fm_i + U_i Minv[i, :])[:, sub(i)]`` (bias forces of the unit torques);
     pass 2 (root to leaves), columns ``k >= vadr[i]``: ``Minv[i, k] -= D_i^-1 U_i^T Am_p[:, k]``,
     ``Am_i[:, k] = Am_p[:, k] + S_i Minv[i, k]``; then symmetrize.
-    ``Fm``, ``Am``: (nb, 6, nv) workspaces. Output ``Minv`` (nv, nv)."""
+    ``Fm``, ``Am``: (nb, nv, 6) workspaces (column k of body i's 6 x nv block is ``Fm[i, k]``). Output ``Minv`` (nv, nv)."""
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
     nb = parent.shape[0]
     nv = Minv.shape[0]
     T = np.empty((6, 6))
-    w = np.empty(6)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_inertias(I, oR, op, oI, T)
-    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv)
+    world_inertias(I, oR, op, oI)
+    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
+    Wk = np.empty((6, nv))  # projections of the unit-torque forces/accelerations on a body's dofs
     Minv[:] = 0.0
     # pass 1: leaves to root
     for i in range(nb - 1, -1, -1):
@@ -444,46 +479,66 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         for d in range(n):
             for e in range(n):
                 Minv[va + d, va + e] = Dinv[i, d, e]
-        for k in range(va + n, ve):
+        # Minv[i, desc] = -D^-1 S^T Fm_i[:, desc]
+        for e in range(n):
+            s0, s1, s2, s3, s4, s5 = oS[va + e, 0], oS[va + e, 1], oS[va + e, 2], oS[va + e, 3], oS[va + e, 4], oS[va + e, 5]
+            for k in range(va + n, ve):
+                Wk[e, k] = (s0 * Fm[i, k, 0] + s1 * Fm[i, k, 1] + s2 * Fm[i, k, 2] + s3 * Fm[i, k, 3]
+                            + s4 * Fm[i, k, 4] + s5 * Fm[i, k, 5])
+        for d in range(n):
             for e in range(n):
-                s = 0.0
+                c = Dinv[i, d, e]
+                for k in range(va + n, ve):
+                    Minv[va + d, k] -= c * Wk[e, k]
+        if p >= 0:  # Fm_p[:, sub(i)] = Fm_i + U_i Minv[i, :]: each column of sub(i) comes from child i alone
+            for k in range(va, ve):
                 for m in range(6):
-                    s += oS[va + e, m] * Fm[i, m, k]
-                w[e] = s
+                    Fm[p, k, m] = Fm[i, k, m] if k >= va + n else 0.0
             for d in range(n):
-                s = 0.0
-                for e in range(n):
-                    s -= Dinv[i, d, e] * w[e]
-                Minv[va + d, k] = s
-        if p >= 0:  # each column of sub(i) gets its bias force from child i alone
-            for m in range(6):
+                u0, u1, u2, u3, u4, u5 = oU[va + d, 0], oU[va + d, 1], oU[va + d, 2], oU[va + d, 3], oU[va + d, 4], oU[va + d, 5]
                 for k in range(va, ve):
-                    s = Fm[i, m, k] if k >= va + n else 0.0
-                    for d in range(n):
-                        s += oU[va + d, m] * Minv[va + d, k]
-                    Fm[p, m, k] = s
-    # pass 2: root to leaves
+                    c = Minv[va + d, k]
+                    Fm[p, k, 0] += u0 * c
+                    Fm[p, k, 1] += u1 * c
+                    Fm[p, k, 2] += u2 * c
+                    Fm[p, k, 3] += u3 * c
+                    Fm[p, k, 4] += u4 * c
+                    Fm[p, k, 5] += u5 * c
+    # pass 2: root to leaves, columns k >= vadr[i]
     for i in range(nb):
         n = jnv[i]
         va = vadr[i]
         p = parent[i]
-        for k in range(va, nv):
-            if p >= 0:
+        if p >= 0:
+            # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
+            for e in range(n):
+                u0, u1, u2, u3, u4, u5 = oU[va + e, 0], oU[va + e, 1], oU[va + e, 2], oU[va + e, 3], oU[va + e, 4], oU[va + e, 5]
+                for k in range(va, nv):
+                    Wk[e, k] = (u0 * Am[p, k, 0] + u1 * Am[p, k, 1] + u2 * Am[p, k, 2] + u3 * Am[p, k, 3]
+                                + u4 * Am[p, k, 4] + u5 * Am[p, k, 5])
+            for d in range(n):
                 for e in range(n):
-                    s = 0.0
-                    for m in range(6):
-                        s += oU[va + e, m] * Am[p, m, k]
-                    w[e] = s
-                for d in range(n):
-                    s = 0.0
-                    for e in range(n):
-                        s += Dinv[i, d, e] * w[e]
-                    Minv[va + d, k] -= s
-            for m in range(6):
-                s = Am[p, m, k] if p >= 0 else 0.0
-                for d in range(n):
-                    s += oS[va + d, m] * Minv[va + d, k]
-                Am[i, m, k] = s
+                    c = Dinv[i, d, e]
+                    for k in range(va, nv):
+                        Minv[va + d, k] -= c * Wk[e, k]
+            for k in range(va, nv):
+                for m in range(6):
+                    Am[i, k, m] = Am[p, k, m]
+        else:
+            for k in range(va, nv):
+                for m in range(6):
+                    Am[i, k, m] = 0.0
+        # Am_i[:, k] += S_i Minv[i, k]
+        for d in range(n):
+            s0, s1, s2, s3, s4, s5 = oS[va + d, 0], oS[va + d, 1], oS[va + d, 2], oS[va + d, 3], oS[va + d, 4], oS[va + d, 5]
+            for k in range(va, nv):
+                c = Minv[va + d, k]
+                Am[i, k, 0] += s0 * c
+                Am[i, k, 1] += s1 * c
+                Am[i, k, 2] += s2 * c
+                Am[i, k, 3] += s3 * c
+                Am[i, k, 4] += s4 * c
+                Am[i, k, 5] += s5 * c
     for r in range(nv):
         for k in range(r):
             Minv[r, k] = Minv[k, r]
@@ -515,7 +570,7 @@ def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
         Dinv = np.empty((nb, 6, 6))
         u = np.empty(nv)
         a = np.empty((nb, 6))
-        T = np.empty((3, 6, 6))
+        T = np.empty((4, 6, 6))
         for s in range(ch * K // nchunks, (ch + 1) * K // nchunks):
             st = check_state(jtype, qadr, Q[s], QD[s])
             if st == OK and not all_finite(TAU[s]):
