@@ -211,3 +211,18 @@ def test_bench_dynamics_quick_json(tmp_path):
     for key in ("cpu", "numba", "pinocchio", "numba_threads"):
         assert result["machine"][key], key
     assert "ratio" in r.output and "aba over K=" in r.output
+
+
+def test_run_osc_humanoid_writes_its_files(tmp_path):
+    from click.testing import CliRunner
+
+    from soadyn.cli import main
+
+    res = CliRunner().invoke(main, ["run", "osc-humanoid", "--scenario", "hold-hands", "--duration", "0.05",
+                                    "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "max tracking error" in res.output
+    for suffix in (".npz", "-tasks.npz", ".png", "-snapshots.png", "-summary.json"):
+        assert (tmp_path / f"osc-humanoid-hold-hands{suffix}").exists()
+    bad = CliRunner().invoke(main, ["run", "osc-humanoid", "--scenario", "jump"])
+    assert bad.exit_code != 0
