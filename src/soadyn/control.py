@@ -9,7 +9,9 @@ The optimized control structure, Eqs. 11-13::
 needs only the task Jacobian ``J``, the bias acceleration ``h_e = Jdot qd``, the operational space inertia
 ``Lambda`` (from the O(N + n_c^2) compliance of :mod:`soadyn.osim`) and one RNEA: neither M nor M^-1 is
 ever formed. Task rows are world-aligned: a ``"position"`` task controls the frame origin (3 rows), a
-``"pose"`` task also its orientation (6 rows, ``[w; v]`` order).
+``"pose"`` task also its orientation (6 rows, ``[w; v]`` order). The node selections are those of
+:func:`soadyn.osim.node_set` (3 = linear rows); in the kernel they select rows of the world-aligned
+``[w; v]`` of the frame.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import frames as _kf
-from .data import Data
-from .dynamics import as_array, check_status, copy_in, difference, rnea
+from ._kernels import control as _kc
+from ._kernels import joints as _kj
+from .dynamics import as_array, check_status, copy_in, difference, frame_pose
 from .model import Model
-from .osim import cholesky_inverse, node_set, osim_inv
-from .spatial import quat_log, rot_to_quat
+from .osim import cholesky_inverse, node_set
 
 __all__ = ["Task", "OperationalSpaceController"]
 
@@ -56,7 +57,9 @@ class OperationalSpaceController:
 
     ``posture_kp``/``posture_kd``: the posture behaviour ``qdd_null = kp (q_posture - q) - kd qd`` advised
     in the null space (``q_posture`` defaults to the configuration passed to :meth:`hold`). Targets are set
-    per task with :meth:`set_target`; :meth:`hold` sets every target to the current pose.
+    per task with :meth:`set_target`; :meth:`hold` sets every target to the current pose. ``damping`` > 0
+    uses ``(Lambda^-1 + damping 1)^-1`` for Lambda (robust near singular configurations).
+    One :meth:`compute` is one kernel call (task kinematics, errors, Lambda^-1, Cholesky, RNEA).
     """
 
     def __init__(self, model: Model, tasks, posture_kp: float = 25.0, posture_kd: float | None = None,
@@ -70,22 +73,30 @@ class OperationalSpaceController:
         if len(set(frames)) != len(frames):
             raise ValueError(f"tasks: each frame may carry one task, got {frames}")
         self.nodes = node_set(model, self.data, frames, [KINDS[t.kind] for t in self.tasks])
-        self.rows6 = np.concatenate([np.arange(6 * a + (0 if t.kind == "pose" else 3), 6 * a + 6)
-                                     for a, t in enumerate(self.tasks)])
         self.posture_kp = float(posture_kp)
         self.posture_kd = float(2.0 * np.sqrt(posture_kp) if posture_kd is None else posture_kd)
+        if not (np.isfinite(damping) and damping >= 0):
+            raise ValueError(f"damping: expected a finite value >= 0, got {damping!r}")
         self.damping = float(damping)
         self.q_posture = None if q_posture is None else as_array(q_posture, (model.nq,), "q_posture").copy()
-        n = len(self.tasks)
+        n, m, nv = len(self.tasks), self.nodes.m, model.nv
+        self.kp = np.array([t.kp for t in self.tasks])
+        self.kd = np.array([t.kd for t in self.tasks])
         self.target_p = np.zeros((n, 3))
         self.target_R = np.tile(np.eye(3), (n, 1, 1))
         self.target_v = np.zeros((n, 6))  # world-aligned [w; v]
         self.target_a = np.zeros((n, 6))  # feed-forward [wdot; pddot]
-        self._J6 = np.zeros((6 * n, model.nv))
+        self.frame_R = np.zeros((n, 3, 3))  # task frame orientations at the last compute
+        self.frame_p = np.zeros((n, 3))  # task frame positions at the last compute
+        self._J6 = np.zeros((6 * n, nv))
         self._h6 = np.zeros(6 * n)
-        self._R = np.zeros((n, 3, 3))
-        self._p = np.zeros((n, 3))
-        self.last = {}
+        self.a_e = np.zeros(m)  # commanded task accelerations (rows of the tasks)
+        self.J = np.zeros((m, nv))  # task Jacobian (world-aligned rows)
+        self.h = np.zeros(m)  # task bias accelerations Jdot qd
+        self.Linv = np.zeros((m, m))  # task compliance Lambda^-1
+        self.f = np.zeros(m)  # f' of Eq. 13
+        self.qdd_null = np.zeros(nv)
+        self.tau = np.zeros(nv)
 
     # ------------------------------------------------------------------ targets
     def _task_index(self, frame) -> int:
@@ -109,53 +120,35 @@ class OperationalSpaceController:
 
     def hold(self, q) -> None:
         """Targets at the current task poses with zero velocity; posture target ``q`` if none was given."""
-        self._kinematics(q, np.zeros(self.model.nv))
-        self.target_p[:] = self._p
-        self.target_R[:] = self._R
+        for a, t in enumerate(self.tasks):
+            T = frame_pose(self.model, self.data, q, t.frame)
+            self.target_R[a] = T[:3, :3]
+            self.target_p[a] = T[:3, 3]
         self.target_v[:] = 0.0
         self.target_a[:] = 0.0
         if self.q_posture is None:
             self.q_posture = as_array(q, (self.model.nq,), "q").copy()
 
     # ------------------------------------------------------------------ control law
-    def _kinematics(self, q, qd) -> None:
+    def compute(self, q, qd) -> np.ndarray:
+        """The joint forces ``tau`` (nv,) of Chang-Khatib 2000 Eqs. 11-13 (a new array). The attributes
+        ``a_e``, ``J``, ``h``, ``Linv``, ``f``, ``qdd_null``, ``frame_R`` and ``frame_p`` keep this cycle's
+        values."""
+        if self.q_posture is None:
+            raise ValueError("no posture target: call hold(q) or pass q_posture")
         m, d, ns = self.model, self.data, self.nodes
         copy_in(q, d.q, "q")
         copy_in(qd, d.qd, "qd")
-        st = _kf.task_kinematics(*m._tree, d.q, d.qd, ns.body, ns.E, ns.r, d.XJ_E, d.XJ_r, d.X_E, d.X_r, d.S,
-                                 d.v, d.c, d.h, d.vJ, d.oR, d.op, self._J6, self._h6)
-        check_status(st, m, d.q)
-        for a in range(len(self.tasks)):
-            b = ns.body[a]
-            self._R[a] = d.oR[b] @ ns.E[a].T
-            self._p[a] = d.op[b] + d.oR[b] @ ns.r[a]
-
-    def task_errors(self, q, qd):
-        """Commanded task accelerations ``a_e`` (m,), Jacobian ``J`` (m, nv) and bias ``h`` (m,)."""
-        self._kinematics(q, qd)
-        J = self._J6[self.rows6]
-        h = self._h6[self.rows6]
-        vel = self._J6 @ self.data.qd
-        a6 = np.empty(6 * len(self.tasks))
-        for a, t in enumerate(self.tasks):
-            # orientation error: the world rotation vector of R_target R^T
-            e_w = quat_log(rot_to_quat(self.target_R[a] @ self._R[a].T)) if t.kind == "pose" else np.zeros(3)
-            e_p = self.target_p[a] - self._p[a]
-            e = np.concatenate([e_w, e_p])
-            a6[6 * a:6 * a + 6] = self.target_a[a] + t.kp * e + t.kd * (self.target_v[a] - vel[6 * a:6 * a + 6])
-        return a6[self.rows6], J, h
-
-    def compute(self, q, qd) -> np.ndarray:
-        """The joint forces ``tau`` (nv,) of Chang-Khatib 2000 Eqs. 11-13 (a new array). ``self.last`` keeps
-        ``a_e``, ``J``, ``h``, ``Lambda``, ``qdd_null`` and ``f`` for inspection."""
-        if self.q_posture is None:
-            raise ValueError("no posture target: call hold(q) or pass q_posture")
-        m, d = self.model, self.data
-        a_e, J, h = self.task_errors(q, qd)
-        qdd_null = self.posture_kp * difference(m, d.q, self.q_posture) - self.posture_kd * d.qd
-        Linv = osim_inv(m, d, d.q, self.nodes.frames, [KINDS[t.kind] for t in self.tasks], "world_aligned")
-        Lam = cholesky_inverse(Linv, self.nodes.frames, self.nodes.row, self.damping)
-        f = Lam @ (a_e - h - J @ qdd_null)
-        tau = J.T @ f + rnea(m, d, d.q, d.qd, qdd_null)
-        self.last = {"a_e": a_e, "J": J, "h": h, "Lambda": Lam, "qdd_null": qdd_null, "f": f}
-        return tau
+        error = self.q_posture - d.q if m.is_vector_space else difference(m, d.q, self.q_posture)
+        np.multiply(error, self.posture_kp, out=self.qdd_null)
+        self.qdd_null -= self.posture_kd * d.qd
+        st = _kc.osc_cycle(*m._tree, d.q, d.qd, self.qdd_null, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
+                           self.target_p, self.target_R, self.target_v, self.target_a, self.kp, self.kd,
+                           self.damping, m.gravity_accel, d.fext_zero, d.XJ_E, d.XJ_r, d.X_E, d.X_r, d.S, d.v, d.c,
+                           d.h, d.vJ, d.oR, d.op, d.oS, d.oI, d.oIA, d.oU, d.D, d.Dinv, d.node_count, d.node_cpar,
+                           d.node_vid, d.Ups, d.Psi, d.a, d.f, self.frame_R, self.frame_p, self._J6, self._h6,
+                           self.a_e, self.J, self.h, self.Linv, self.f, self.tau)
+        if st == _kj.SINGULAR_TASK:
+            cholesky_inverse(self.Linv, ns.frames, ns.row, self.damping)  # raises with rank and nodes
+        check_status(st, m, d.q, ("q", "qd", "qdd_null", "f_ext"))
+        return self.tau.copy()

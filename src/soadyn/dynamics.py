@@ -320,8 +320,8 @@ def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity ``v`` with ``integrate(model, q0, v) == q1`` (per-joint group logarithm)."""
     q0 = _valid_q(model, q0, "q0")
     q1 = _valid_q(model, q1, "q1")
-    if model.nq == model.nv and not np.any(model.jnt_type == J.PLANAR):
-        return q1 - q0  # only vector-space joints
+    if model.is_vector_space:
+        return q1 - q0
     v = np.empty(model.nv)
     for i in range(model.nb):
         t, a, k = model.jnt_type[i], model.jnt_qadr[i], model.jnt_vadr[i]

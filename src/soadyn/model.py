@@ -165,6 +165,12 @@ class Model:
                 q[a:a + self.jnt_nq[i]] = rng.uniform(-scale, scale, self.jnt_nq[i])
         return q
 
+    @functools.cached_property
+    def is_vector_space(self) -> bool:
+        """True when every joint's configuration is a plain vector (no quaternion or planar joint): then
+        ``difference(q0, q1) = q1 - q0`` and ``integrate(q, v) = q + v``."""
+        return self.nq == self.nv and not np.any(self.jnt_type == J.PLANAR)
+
     # ------------------------------------------------------------------ kernel argument packs
     @functools.cached_property
     def _tree(self) -> tuple:

@@ -10,8 +10,9 @@ from .spatial import quat_to_rot, rot_axis
 
 REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, CYLINDRICAL, PLANAR, SPHERICAL, FREE = 1, 2, 3, 4, 5, 6, 7, 8
 
-OK, BAD_Q, BAD_QD, BAD_IN, BAD_FEXT, BAD_QUAT, SINGULAR = 0, 1, 2, 3, 4, 5, 6
-"""Kernel status codes, translated into ``ValueError`` by the wrappers (soadyn.dynamics._raise)."""
+OK, BAD_Q, BAD_QD, BAD_IN, BAD_FEXT, BAD_QUAT, SINGULAR, SINGULAR_TASK = 0, 1, 2, 3, 4, 5, 6, 7
+"""Kernel status codes, translated into ``ValueError`` by the wrappers (``soadyn.dynamics.check_status``;
+``SINGULAR_TASK``, a task compliance that is not positive definite, by ``soadyn.control``)."""
 
 QUAT_NORM_TOL = 1e-3
 """Quaternions are normalized on use; a norm further than this from 1 is rejected as not a rotation."""

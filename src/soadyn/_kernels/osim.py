@@ -146,8 +146,33 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
              q, node_body, node_E, node_r, node_sel, node_dim, node_row,
              XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
              Linv):
-    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69), in world coordinates,
-    where the articulated-body propagator is ``psi_i = taubar_i`` (no transform).
+    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
+    :func:`node_compliance` with the nodes' world transforms ``^aX_0 = (R_a^T, p_a)``. Also fills the world
+    poses ``oR, op``. Output ``Linv`` (m, m)."""
+    st = check_q(jtype, qadr, q)
+    if st != OK:
+        return st
+    nn = node_body.shape[0]
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    world_poses(parent, X_E, X_r, oR, op)
+    wE = np.empty((nn, 3, 3))
+    wr = np.empty((nn, 3))
+    R = np.empty((3, 3))
+    for a in range(nn):
+        frame_world_pose(node_body[a], node_E[a], node_r[a], oR, op, R, wr[a])
+        for m in range(3):
+            for l in range(3):
+                wE[a, m, l] = R[l, m]
+    return node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+                           node_body, wE, wr, node_sel, node_dim, node_row, Linv)
+
+
+@jit
+def node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+                    node_body, wE, wr, node_sel, node_dim, node_row, Linv):
+    """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
+    the articulated-body propagator is ``psi_i = taubar_i`` (no transform). Node ``a`` is given by its
+    world transform ``^aX_0 = (wE[a], wr[a])`` and its selection.
 
     pass 1 (leaves to root): world-frame articulated inertias and the AB factors ``U, D^-1``; node counts per
     subtree. The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees
@@ -155,20 +180,14 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T +
     S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) = Psi(i, cpar(i))``.
     pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
-    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node's world
-    pick-off ``B_a = ^aX_0^T Sel_a^T``.
-    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6). Also fills the world
-    poses ``oR, op``. Output ``Linv`` (m, m)."""
-    st = check_q(jtype, qadr, q)
-    if st != OK:
-        return st
+    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node pick-off
+    ``B_a = ^aX_0^T Sel_a^T``.
+    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
     nb = parent.shape[0]
     nn = node_body.shape[0]
     T = np.empty((6, 6))
     y = np.empty(6)
     G = np.empty((18, 6))
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
-    world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_inertias(I, oR, op, oI)
     st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, T)
@@ -239,15 +258,6 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
                         else:
                             s += W[v, m, k] * Om[b, ic, l, k]
                     Om[a, b, m, l] = s
-    # nodes in world coordinates: X_a0 = (R_a^T, p_a)
-    wE = np.empty((nn, 3, 3))
-    wr = np.empty((nn, 3))
-    R = np.empty((3, 3))
-    for a in range(nn):
-        frame_world_pose(node_body[a], node_E[a], node_r[a], oR, op, R, wr[a])
-        for m in range(3):
-            for l in range(3):
-                wE[a, m, l] = R[l, m]
     B = np.empty((nn, 6, 6))
     node_maps(wE, wr, node_sel, node_dim, B, y)
     for a in range(nn):

@@ -78,7 +78,7 @@ def run(scenario: str, duration: float = 4.0, dt: float = 1e-3, out_dir="soadyn-
         c0 = time.perf_counter()
         tau = ctl.compute(Q[n], QD[n])
         control_time += time.perf_counter() - c0
-        P[n] = ctl._p[[0, 1]] if tasks[0].frame == "left_hand" else ctl._p[[1, 0]]
+        P[n] = ctl.frame_p  # tasks are ordered (left_hand, right_hand)
         target[n] = ctl.target_p[[0, 1]]
         if n < steps:
             Q[n + 1], QD[n + 1] = sim.step(Q[n], QD[n], tau)
