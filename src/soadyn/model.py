@@ -94,9 +94,9 @@ class Model:
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: str = "error") -> "Model":
-        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`; ``mimic="independent"`` loads mimic
-        joints as ordinary joints instead of rejecting them)."""
+    def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: str | None = None) -> "Model":
+        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`; ``<mimic>`` joints load as independent
+        joints with a warning, silently with ``mimic="independent"``, or raise with ``mimic="error"``)."""
         from .io.urdf import load_urdf
 
         return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic)

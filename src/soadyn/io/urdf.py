@@ -17,13 +17,16 @@ choices):
   ``"root_joint"`` when ``floating_base=True`` (Pinocchio's ``JointModelFreeFlyer`` root). A root link
   literally named ``"world"`` is identified with soadyn's world.
 
-Mimic joints are not supported as constraints: by default a moving joint with ``<mimic>`` raises (on a
-fixed joint, where it couples nothing, it is ignored); ``mimic="independent"`` loads mimic joints as
-ordinary independent joints (what Pinocchio's ``buildModelFromUrdf`` does by default). Malformed
+Mimic joints are not enforced as constraints: by default a moving joint with ``<mimic>`` is loaded as an
+ordinary independent joint (what Pinocchio's ``buildModelFromUrdf`` does) and a ``UserWarning`` names it;
+``mimic="independent"`` does the same silently, ``mimic="error"`` rejects it. On a fixed joint, where it couples
+nothing, ``<mimic>`` is ignored. Malformed
 files raise :class:`~soadyn.model.ModelError` (a ``ValueError``) naming the file and the element.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import io
 import math
@@ -52,12 +55,13 @@ _NUMERIC = {
 }
 
 
-def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mimic: str = "error") -> Model:
+def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mimic: str | None = None) -> Model:
     """Load the URDF file ``path`` into a :class:`Model` (see the module docstring for the mapping).
 
     ``floating_base``: attach the root link by a ``Free`` joint named ``"root_joint"`` instead of
-    fixing it to the world. ``name``: model name (default: the URDF robot name). ``mimic``: ``"error"``
-    (default) rejects ``<mimic>`` joints, ``"independent"`` loads them as independent joints.
+    fixing it to the world. ``name``: model name (default: the URDF robot name). ``mimic``:
+    ``"independent"`` loads ``<mimic>`` joints as independent joints, ``"error"`` rejects them; the default
+    (None) loads them as independent joints with a warning naming them.
     Raises ``FileNotFoundError`` for a missing file and ``ModelError`` naming the file and element for
     malformed or unsupported content.
     """
@@ -68,7 +72,7 @@ def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mim
 
 
 def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | None = None, *,
-                     mimic: str = "error", source: str = "<urdf string>") -> Model:
+                     mimic: str | None = None, source: str = "<urdf string>") -> Model:
     """Load a URDF given as an XML string; ``source`` names it in error messages. Otherwise as
     :func:`load_urdf`."""
     data = xml.encode("utf-8") if isinstance(xml, str) else bytes(xml)
@@ -79,7 +83,7 @@ def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | 
 def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic: str) -> Model:
     import yourdfpy
 
-    if mimic not in MIMIC_MODES:
+    if mimic is not None and mimic not in MIMIC_MODES:
         raise ValueError(f"mimic: expected one of {MIMIC_MODES}, got {mimic!r}")
     _check_xml(data, source)
     try:
@@ -161,7 +165,7 @@ def _inertia(link, source: str) -> Inertia:
 
 
 # -------------------------------------------------------------------------------------------- validation
-def _check_tree(robot, source: str, mimic: str) -> str:
+def _check_tree(robot, source: str, mimic: str | None) -> str:
     """Check names, joint types, mimics and the tree structure; return the root link's name."""
     link_names = [link.name for link in robot.links]
     _no_duplicates(link_names, "link", source)
@@ -175,9 +179,13 @@ def _check_tree(robot, source: str, mimic: str) -> str:
         where = f"{source}: joint {j.name!r}"
         if j.type not in JOINT_TYPES:
             raise ModelError(f"{where}: unsupported joint type {j.type!r} (supported: {', '.join(JOINT_TYPES)})")
-        if j.mimic is not None and j.type != "fixed" and mimic == "error":
-            raise ModelError(f"{where} mimics joint {j.mimic.joint!r}: mimic joints are not supported "
-                             "(pass mimic='independent' to load it as an independent joint)")
+        if j.mimic is not None and j.type != "fixed":
+            if mimic == "error":
+                raise ModelError(f"{where} mimics joint {j.mimic.joint!r}: mimic joints are not enforced "
+                                 "(pass mimic='independent' to load it as an independent joint)")
+            if mimic is None:
+                warnings.warn(f"{where} mimics joint {j.mimic.joint!r}: loaded as an independent joint "
+                              "(the coupling is not enforced)", UserWarning, stacklevel=5)
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in known:
                 raise ModelError(f"{where}: {role} link {link!r} is not a <link> of the URDF")
