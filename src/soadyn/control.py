@@ -144,7 +144,7 @@ class OperationalSpaceController:
         self.qdd_null -= self.posture_kd * d.qd
         st = _kc.osc_cycle(*m._tree, d.q, d.qd, self.qdd_null, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
                            self.target_p, self.target_R, self.target_v, self.target_a, self.kp, self.kd,
-                           self.damping, m.gravity_accel, d.fext_zero, d.XJ_E, d.XJ_r, d.X_E, d.X_r, d.S, d.v, d.c,
+                           self.damping, m.gravity_accel, d.fext_zero, d.X_E, d.X_r, d.S, d.v, d.c,
                            d.h, d.vJ, d.oR, d.op, d.oS, d.oI, d.oIA, d.oU, d.D, d.Dinv, d.node_count, d.node_cpar,
                            d.node_vid, d.Ups, d.Psi, d.a, d.f, self.frame_R, self.frame_p, self._J6, self._h6,
                            self.a_e, self.J, self.h, self.Linv, self.f, self.tau)

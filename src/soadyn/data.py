@@ -28,11 +28,9 @@ class Data:
         self.fext = z((nb, 6))  # (nb, 6) body-frame external forces
         self.fext_zero = z((nb, 6))  # (nb, 6) stays zero: the "no external force" argument
         # fk: joint and body transforms, motion subspaces, world poses, velocities
-        self.XJ_E = z((nb, 3, 3))  # joint transform X_J(q), rotation
-        self.XJ_r = z((nb, 3))  # joint transform X_J(q), translation
         self.X_E = z((nb, 3, 3))  # ^iX_parent, rotation
         self.X_r = z((nb, 3))  # ^iX_parent, translation
-        self.S = z((nv, 6))  # motion subspace columns at q (body frame)
+        self.S = np.array(model.dof_S)  # motion subspace columns at q (body frame; UNIVERSAL rows vary)
         self.oR = z((nb, 3, 3))  # body orientation in the world
         self.op = z((nb, 3))  # body origin in the world
         self.v = z((nb, 6))  # body spatial velocity (body frame)

@@ -122,7 +122,7 @@ def fk(model: Model, data: Data, q, qd=None):
         data.qd[:] = 0.0
     else:
         copy_in(qd, data.qd, "qd")
-    st = _kf.fk(*model._tree, data.q, data.qd, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.c,
+    st = _kf.fk(*model._tree, data.q, data.qd, data.X_E, data.X_r, data.S, data.c,
                 data.vJ, data.oR, data.op, data.v)
     check_status(st, model, data.q)
     return data.oR, data.op
@@ -151,7 +151,7 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
     copy_in(q, data.q, "q")
     st = _kf.frame_jacobian_world_aligned(
         *model._tree, data.q, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-        data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR, data.op, data.frame_R, data.frame_p, data.J)
+        data.X_E, data.X_r, data.S, data.oR, data.op, data.frame_R, data.frame_p, data.J)
     check_status(st, model, data.q)
     if local:
         Rt = data.frame_R.T
@@ -166,7 +166,7 @@ def _frame_motion(model: Model, data: Data, q, qd, frame) -> None:
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
     st = _kf.frame_motion(*model._tree, data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-                          data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.h, data.vJ,
+                          data.X_E, data.X_r, data.S, data.v, data.c, data.h, data.vJ,
                           data.oR, data.op, data.frame_R, data.frame_p, data.frame_v, data.frame_h)
     check_status(st, model, data.q)
 
@@ -206,7 +206,7 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     copy_in(qdd, data.qdd_in, "qdd")
     fext = external_forces(model, data, f_ext)
     st = _kt.rnea(*model._tree, data.q, data.qd, data.qdd_in, fext, model.gravity_accel,
-                  data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.a, data.f, data.tau)
+                  data.X_E, data.X_r, data.S, data.v, data.c, data.a, data.f, data.tau)
     check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
     return data.tau
 
@@ -216,7 +216,7 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
     Returns ``data.M`` (nv, nv)."""
     _check_data(model, data)
     copy_in(q, data.q, "q")
-    st = _kt.crba(*model._tree, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS,
+    st = _kt.crba(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS,
                   data.oIA, data.M)
     check_status(st, model, data.q)
     return data.M
@@ -231,7 +231,7 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     copy_in(tau, data.tau_in, "tau")
     fext = external_forces(model, data, f_ext)
     st = _kt.aba(*model._tree, data.q, data.qd, data.tau_in, fext, model.gravity_accel,
-                 data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U,
+                 data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U,
                  data.D, data.Dinv, data.u, data.a, data.qdd)
     check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
     return data.qdd
@@ -242,7 +242,7 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     dense matrix. Returns ``data.Minv`` (nv, nv)."""
     _check_data(model, data)
     copy_in(q, data.q, "q")
-    st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.XJ_E, data.XJ_r, data.X_E, data.X_r,
+    st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.X_E, data.X_r,
                   data.S, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.D, data.Dinv, data.Fm, data.Am,
                   data.Minv)
     check_status(st, model, data.q)

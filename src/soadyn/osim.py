@@ -139,12 +139,12 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     Linv = np.empty((ns.m, ns.m))
     if method == "jain":
         st = _ko.osim_inv(*model._tree, data.q, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
-                          data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
+                          data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
                           data.oIA, data.oU, data.D, data.Dinv, data.node_count, data.node_cpar, data.node_vid,
                           data.Ups, data.Psi, Linv)
     else:
         st = _ko.osim_inv_paths(*model._tree, model.body_subtree_end, data.q, ns.body, ns.E, ns.r, ns.sel,
-                                ns.dim, ns.row, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S, data.oR,
+                                ns.dim, ns.row, data.X_E, data.X_r, data.S, data.oR,
                                 data.op, data.IA, data.U, data.D, data.Dinv, data.Ups, Linv)
     check_status(st, model, data.q)
     if not local:

@@ -147,7 +147,7 @@ class Trajectory:
         fr = np.ascontiguousarray(model.frame_r[ids])
         st = _ks.frame_positions(model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis,
                                  model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r,
-                                 model.dof_S, Q, fbody, fE, fr, data.XJ_E, data.XJ_r, data.X_E, data.X_r,
+                                 model.dof_S, Q, fbody, fE, fr, data.X_E, data.X_r,
                                  data.S, data.oR, data.op, data.frame_R, P)
         check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
         return P[:, 0] if single else P
@@ -163,7 +163,7 @@ class Trajectory:
 
 # -------------------------------------------------------------------------------------------- energy
 def _energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
-    return _ks.energies(*model._tree, Q, QD, model.gravity, data.XJ_E, data.XJ_r, data.X_E, data.X_r, data.S,
+    return _ks.energies(*model._tree, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
                         data.v, data.c, data.oR, data.op, E)
 
 
@@ -232,7 +232,7 @@ class Simulator:
     def _kernel(self, Q, QD, tau, fext) -> int:
         m, d = self.model, self.data
         return _ks.rollout(*m._tree, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
-                           d.XJ_E, d.XJ_r, d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
+                           d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
                            Q, QD)
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:

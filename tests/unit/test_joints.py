@@ -63,8 +63,12 @@ def single_joint_model(t: int, seed: int = 0) -> sd.Model:
 
 
 def _xj_pose(data) -> tuple[np.ndarray, np.ndarray]:
-    """Successor pose (R, p) in the predecessor frame from the kernel's ``X_J = (E, r)`` of body 0."""
-    return data.XJ_E[0].T.copy(), data.XJ_r[0].copy()
+    """Successor pose (R, p) in the predecessor frame from the kernel's ``X_J = (E, r)`` of body 0, recovered
+    from ``^0X_world = X_J X_T`` and the tree placement: ``E_J = E E_T^T``, ``r_J = E_T (r - r_T)``."""
+    model = data.model
+    ET, rT = model.body_Xtree_E[0], model.body_Xtree_r[0]
+    EJ = data.X_E[0] @ ET.T
+    return EJ.T.copy(), ET @ (data.X_r[0] - rT)
 
 
 def _vee(W) -> np.ndarray:

@@ -51,7 +51,7 @@ def rotation_log(R, out):
 def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
               q, qd, qdd_null, node_body, node_E, node_r, node_sel, node_dim, node_row,
               target_p, target_R, target_v, target_a, kp, kd, damping, a0, fext,
-              XJ_E, XJ_r, X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+              X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
               a, f,
               node_R, node_p, J6, h6, a_e, J, hs, Linv, fs, tau):
     """tau = J^T f' + RNEA(q, qd, qdd_null), f' = (Lambda^-1 + damping)^-1 (a_e - h_e - J qdd_null)
@@ -72,7 +72,7 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
     nn = node_body.shape[0]
     nv = qd.shape[0]
     m = a_e.shape[0]
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     world_poses(parent, X_E, X_r, oR, op)
     bias_accelerations(parent, X_E, X_r, c, h)

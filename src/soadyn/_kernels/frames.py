@@ -64,14 +64,14 @@ def bias_accelerations(parent, X_E, X_r, c, h):
 @jit
 def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
        q, qd,
-       XJ_E, XJ_r, X_E, X_r, S, c, vJ,
+       X_E, X_r, S, c, vJ,
        oR, op, v):
     """Forward kinematics: body transforms ``^iX_p``, world poses ``(oR, op)`` and body-frame spatial
     velocities ``v`` (RBDA Sec. 4.4)."""
     st = check_state(jtype, qadr, q, qd)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     world_poses(parent, X_E, X_r, oR, op)
     return OK
@@ -80,7 +80,7 @@ def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 @jit
 def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                                  q, fb, fE, fr,
-                                 XJ_E, XJ_r, X_E, X_r, S, oR, op,
+                                 X_E, X_r, S, oR, op,
                                  R, p, J):
     """Frame Jacobian ``J`` (6, nv) in world-aligned coordinates at the frame origin (Chang-Khatib 2000
     Eq. 24-25): for each dof ``k`` of each ancestor ``j`` of the frame's body, ``J[:, k] = [oR_j S_k^w;
@@ -89,7 +89,7 @@ def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pi
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     frame_world_pose(fb, fE, fr, oR, op, R, p)
     J[:] = 0.0
@@ -100,7 +100,7 @@ def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pi
 @jit
 def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                  q, qd, fb, fE, fr,
-                 XJ_E, XJ_r, X_E, X_r, S, v, c, h, vJ, oR, op,
+                 X_E, X_r, S, v, c, h, vJ, oR, op,
                  R, p, vf, hf):
     """Frame velocity ``vf`` and bias acceleration ``hf = Jdot qd`` (spatial, frame coordinates) by the
     outward recursion ``h_i = ^iX_p h_p + c_i``, ``h_root = 0`` (Chang-Khatib 2000 Eq. 28), then
@@ -108,7 +108,7 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     st = check_state(jtype, qadr, q, qd)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     bias_accelerations(parent, X_E, X_r, c, h)
     world_poses(parent, X_E, X_r, oR, op)
@@ -126,7 +126,7 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
 @jit
 def task_kinematics(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                     q, qd, node_body, node_E, node_r,
-                    XJ_E, XJ_r, X_E, X_r, S, v, c, h, vJ, oR, op,
+                    X_E, X_r, S, v, c, h, vJ, oR, op,
                     J, hn):
     """World-aligned Jacobians and classical bias accelerations of ``n`` frames in one pass (Chang-Khatib
     2000 Sec. 4.1-4.2): rows ``6a .. 6a+5`` of ``J`` (6n, nv) are frame ``a``'s world-aligned Jacobian
@@ -135,7 +135,7 @@ def task_kinematics(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     st = check_state(jtype, qadr, q, qd)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     world_poses(parent, X_E, X_r, oR, op)
     bias_accelerations(parent, X_E, X_r, c, h)

@@ -6,7 +6,7 @@ derivatives, integration on the joint manifolds, and input checks. Joint type co
 import math
 
 from .._jit import jit
-from .spatial import quat_to_rot, rot_axis
+from .spatial import quat_to_rot
 
 REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, CYLINDRICAL, PLANAR, SPHERICAL, FREE = 1, 2, 3, 4, 5, 6, 7, 8
 
@@ -19,102 +19,89 @@ QUAT_NORM_TOL = 1e-3
 
 
 @jit
-def joint_transform(t, a, u, pitch, q, k, E, r):
-    """(E, r) = X_J(q) for joint type ``t`` with configuration ``q[k:]`` (Featherstone RBDA Table 4.1,
-    in the parametrizations of ``soadyn.joints``). ``E = R^T`` where ``R`` is the successor orientation in
-    the predecessor frame, ``r`` the successor origin. The screw joints are handled here (small enough to
-    be inlined into the passes); the others in their own helpers."""
+def rot_axis_T(a, th):
+    """rot(a, th) for the unit axis ``a`` (Rodrigues) as a row-major 9-tuple."""
+    s = math.sin(th)
+    c = math.cos(th)
+    t = 1.0 - c
+    x, y, z = a[0], a[1], a[2]
+    return (c + t * x * x, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, c + t * y * y, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, c + t * z * z)
+
+
+@jit
+def joint_transform(t, a, u, pitch, q, k):
+    """X_J(q) = (E, r) for joint type ``t`` with configuration ``q[k:]`` (Featherstone RBDA Table 4.1, in
+    the parametrizations of ``soadyn.joints``), returned as a row-major 9-tuple ``E`` and a 3-tuple ``r``:
+    ``E = R^T`` where ``R`` is the successor orientation in the predecessor frame, ``r`` the successor
+    origin. Tuples stay in registers; the screw joints are handled here, the others in their helpers."""
     if t == REVOLUTE or t == HELICAL or t == CYLINDRICAL or t == PRISMATIC:
         th = 0.0 if t == PRISMATIC else q[k]
         d = q[k] if t == PRISMATIC else (pitch * q[k] if t == HELICAL else (q[k + 1] if t == CYLINDRICAL else 0.0))
-        rot_axis(a, -th, E)
-        r[0] = d * a[0]
-        r[1] = d * a[1]
-        r[2] = d * a[2]
-    elif t == UNIVERSAL:
-        universal_transform(a, u, q, k, E, r)
-    elif t == PLANAR:
-        planar_transform(a, u, q, k, E, r)
-    else:
-        quaternion_transform(t, q, k, E, r)
+        return rot_axis_T(a, -th), (d * a[0], d * a[1], d * a[2])
+    if t == UNIVERSAL:
+        return universal_transform(a, u, q, k), (0.0, 0.0, 0.0)
+    if t == PLANAR:
+        return planar_transform(a, u, q, k)
+    return quaternion_transform(t, q, k)
 
 
 @jit
-def universal_transform(a, u, q, k, E, r):
-    """UNIVERSAL: ``R = rot(a, q1) rot(u, q2)``, so ``E = rot(u, -q2) rot(a, -q1)``; ``r = 0``."""
-    c1, s1 = math.cos(q[k]), math.sin(q[k])
-    rot_axis(u, -q[k + 1], E)
-    # E <- E rot(a, q1)^T, row by row: y^T R1^T = (R1 y)^T with R1 y = c y + s (a x y) + (1-c)(a.y) a
-    for m in range(3):
-        e0, e1, e2 = E[m, 0], E[m, 1], E[m, 2]
-        ad = a[0] * e0 + a[1] * e1 + a[2] * e2
-        x0 = a[1] * e2 - a[2] * e1
-        x1 = a[2] * e0 - a[0] * e2
-        x2 = a[0] * e1 - a[1] * e0
-        E[m, 0] = c1 * e0 + s1 * x0 + (1.0 - c1) * ad * a[0]
-        E[m, 1] = c1 * e1 + s1 * x1 + (1.0 - c1) * ad * a[1]
-        E[m, 2] = c1 * e2 + s1 * x2 + (1.0 - c1) * ad * a[2]
-    r[0] = 0.0
-    r[1] = 0.0
-    r[2] = 0.0
+def universal_transform(a, u, q, k):
+    """UNIVERSAL: ``R = rot(a, q1) rot(u, q2)``, so ``E = rot(u, -q2) rot(a, -q1)`` (row-major 9-tuple)."""
+    B = rot_axis_T(u, -q[k + 1])
+    C = rot_axis_T(a, -q[k])
+    return (B[0] * C[0] + B[1] * C[3] + B[2] * C[6], B[0] * C[1] + B[1] * C[4] + B[2] * C[7],
+            B[0] * C[2] + B[1] * C[5] + B[2] * C[8],
+            B[3] * C[0] + B[4] * C[3] + B[5] * C[6], B[3] * C[1] + B[4] * C[4] + B[5] * C[7],
+            B[3] * C[2] + B[4] * C[5] + B[5] * C[8],
+            B[6] * C[0] + B[7] * C[3] + B[8] * C[6], B[6] * C[1] + B[7] * C[4] + B[8] * C[7],
+            B[6] * C[2] + B[7] * C[5] + B[8] * C[8])
 
 
 @jit
-def planar_transform(a, u, q, k, E, r):
+def planar_transform(a, u, q, k):
     """PLANAR: translate ``(x, y)`` along ``(u, a x u)``, then rotate by ``theta`` about ``a``."""
     w0 = a[1] * u[2] - a[2] * u[1]
     w1 = a[2] * u[0] - a[0] * u[2]
     w2 = a[0] * u[1] - a[1] * u[0]
-    rot_axis(a, -q[k + 2], E)
-    r[0] = q[k] * u[0] + q[k + 1] * w0
-    r[1] = q[k] * u[1] + q[k + 1] * w1
-    r[2] = q[k] * u[2] + q[k + 1] * w2
+    r = (q[k] * u[0] + q[k + 1] * w0, q[k] * u[1] + q[k + 1] * w1, q[k] * u[2] + q[k + 1] * w2)
+    return rot_axis_T(a, -q[k + 2]), r
 
 
 @jit
-def quaternion_transform(t, q, k, E, r):
+def quaternion_transform(t, q, k):
     """SPHERICAL (q = quaternion) and FREE (q = [position, quaternion]): ``E = R(quat)^T``."""
     o = k + 3 if t == FREE else k
-    quat_to_rot(q, o, E)
-    for m in range(3):  # E = R^T
-        for n in range(m + 1, 3):
-            tmp = E[m, n]
-            E[m, n] = E[n, m]
-            E[n, m] = tmp
+    x, y, z, w = q[o], q[o + 1], q[o + 2], q[o + 3]
+    n = 1.0 / math.sqrt(x * x + y * y + z * z + w * w)
+    x *= n
+    y *= n
+    z *= n
+    w *= n
+    E = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w),
+         2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w),
+         2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y))
     if t == FREE:
-        r[0] = q[k]
-        r[1] = q[k + 1]
-        r[2] = q[k + 2]
-    else:
-        r[0] = 0.0
-        r[1] = 0.0
-        r[2] = 0.0
+        return E, (q[k], q[k + 1], q[k + 2])
+    return E, (0.0, 0.0, 0.0)
 
 
 @jit
-def joint_subspace(t, a, u, q, k, S0, j, S):
-    """Motion subspace rows ``S[j:j+nv]`` (successor frame) at ``q``: the model's constant ``S0`` for
-    every type but UNIVERSAL, whose first column ``rot(u, -q2) a`` turns with the second angle (its
-    ``Sdot qd = -qd1 qd2 (u x S_1)`` is added in ``tree.tree_velocities``)."""
-    if t == UNIVERSAL:
-        c, s = math.cos(q[k + 1]), math.sin(q[k + 1])
-        ud = u[0] * a[0] + u[1] * a[1] + u[2] * a[2]
-        x0 = u[1] * a[2] - u[2] * a[1]
-        x1 = u[2] * a[0] - u[0] * a[2]
-        x2 = u[0] * a[1] - u[1] * a[0]
-        # rot(u, -q2) a = c a - s (u x a) + (1 - c)(u.a) u
-        S[j, 0] = c * a[0] - s * x0 + (1.0 - c) * ud * u[0]
-        S[j, 1] = c * a[1] - s * x1 + (1.0 - c) * ud * u[1]
-        S[j, 2] = c * a[2] - s * x2 + (1.0 - c) * ud * u[2]
-        S[j, 3] = 0.0
-        S[j, 4] = 0.0
-        S[j, 5] = 0.0
-        for m in range(6):
-            S[j + 1, m] = S0[j + 1, m]
-    else:
-        for d in range(j, j + nv_of(t)):
-            for m in range(6):
-                S[d, m] = S0[d, m]
+def universal_subspace(a, u, q, k, j, S):
+    """First motion-subspace row of a UNIVERSAL joint at ``q``: ``rot(u, -q2) a`` (successor frame); its
+    ``Sdot qd = -qd1 qd2 (u x S_1)`` is added in ``tree.tree_velocities``. All other joints keep the
+    model's constant ``S``."""
+    c, s = math.cos(q[k + 1]), math.sin(q[k + 1])
+    ud = u[0] * a[0] + u[1] * a[1] + u[2] * a[2]
+    x0 = u[1] * a[2] - u[2] * a[1]
+    x1 = u[2] * a[0] - u[0] * a[2]
+    x2 = u[0] * a[1] - u[1] * a[0]
+    # rot(u, -q2) a = c a - s (u x a) + (1 - c)(u.a) u
+    S[j, 0] = c * a[0] - s * x0 + (1.0 - c) * ud * u[0]
+    S[j, 1] = c * a[1] - s * x1 + (1.0 - c) * ud * u[1]
+    S[j, 2] = c * a[2] - s * x2 + (1.0 - c) * ud * u[2]
 
 
 @jit

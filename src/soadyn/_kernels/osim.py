@@ -144,7 +144,7 @@ def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
 @jit
 def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
              q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-             XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+             X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
              Linv):
     """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
     :func:`node_compliance` with the nodes' world transforms ``^aX_0 = (R_a^T, p_a)``. Also fills the world
@@ -153,7 +153,7 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     if st != OK:
         return st
     nn = node_body.shape[0]
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     wE = np.empty((nn, 3, 3))
     wr = np.empty((nn, 3))
@@ -276,7 +276,7 @@ def node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, c
 @jit
 def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                    subtree_end, q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-                   XJ_E, XJ_r, X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
+                   X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
                    Linv):
     """Lambda^-1 by Chang-Khatib 2000 Table 1: step 3 (outward ``Omega_ii``, here for every body), step 4
     (for each node pair, from the nearest common ancestor ``h``: ``Omega_{h,j}`` walked out to ``b_b`` by
@@ -292,7 +292,7 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     w = np.empty(6)
     G = np.empty((18, 6))
     path = np.empty(nb, dtype=np.int64)
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
     if st != OK:

@@ -56,7 +56,7 @@ def normalize_config(jtype, qadr, q):
 @jit
 def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
             q0, qd0, tau, fext, a0, dt, method,
-            XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
+            X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
             Q, QD):
     """Integrate ``nsteps = Q.shape[0] - 1`` steps of the tree dynamics ``qdd = ABA(q, qd, tau, f_ext)``
     (RBDA Table 7.1) from ``(q0, qd0)``, writing the states ``Q[n], QD[n]`` (``t = n dt``) for
@@ -115,7 +115,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
             return BAD_FEXT | ((n + 1) << STEP_SHIFT)
         if method == SEMI_IMPLICIT:
             st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau_n,
-                          fext_n, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[0], T)
+                          fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[0], T)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
             for k in range(nv):
@@ -136,7 +136,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
                         vs[k] = qd[k] + h * kv[stage - 1, k]
                 normalize_config(jtype, qadr, qs)
                 st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
-                              tau_n, fext_n, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
+                              tau_n, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
                               kv[stage], T)
                 if st != OK:
                     return st | ((n + 1) << STEP_SHIFT)
@@ -154,7 +154,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 @jit
 def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
              Q, QD, gravity,
-             XJ_E, XJ_r, X_E, X_r, S, v, c, oR, op,
+             X_E, X_r, S, v, c, oR, op,
              E):
     """Energies of the states ``(Q[s], QD[s])`` into ``E`` (K, 3): kinetic ``T = sum_i 1/2 v_i^T I_i v_i``
     (RBDA Eq. 2.71, body-frame spatial velocities and inertias), potential ``V = -sum_i m_i g . c_i``
@@ -165,7 +165,7 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         st = check_q(jtype, qadr, Q[s])
         if st != OK:
             return st
-        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
         tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, tmp)
         world_poses(parent, X_E, X_r, oR, op)
         kin = 0.0
@@ -189,7 +189,7 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
 @jit
 def frame_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
                     Q, fbody, fE, fr,
-                    XJ_E, XJ_r, X_E, X_r, S, oR, op, R,
+                    X_E, X_r, S, oR, op, R,
                     P):
     """World positions ``P[s, j]`` (K, nfr, 3) of the frames ``(fbody[j], fE[j], fr[j])`` at the
     configurations ``Q[s]``: forward kinematics (RBDA Sec. 4.4) then ``p = op_b + oR_b r_f``.
@@ -198,7 +198,7 @@ def frame_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S
         st = check_q(jtype, qadr, Q[s])
         if st != OK:
             return st
-        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], XJ_E, XJ_r, X_E, X_r, S)
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
         world_poses(parent, X_E, X_r, oR, op)
         for j in range(fbody.shape[0]):
             frame_world_pose(fbody[j], fE[j], fr[j], oR, op, R, P[s, j])

@@ -11,24 +11,6 @@ from .._jit import jit
 
 
 @jit
-def rot_axis(a, th, R):
-    """R (3,3) = rotation by ``th`` about the unit axis ``a`` (Rodrigues)."""
-    s = math.sin(th)
-    c = math.cos(th)
-    t = 1.0 - c
-    x, y, z = a[0], a[1], a[2]
-    R[0, 0] = c + t * x * x
-    R[0, 1] = t * x * y - s * z
-    R[0, 2] = t * x * z + s * y
-    R[1, 0] = t * x * y + s * z
-    R[1, 1] = c + t * y * y
-    R[1, 2] = t * y * z - s * x
-    R[2, 0] = t * x * z - s * y
-    R[2, 1] = t * y * z + s * x
-    R[2, 2] = c + t * z * z
-
-
-@jit
 def quat_to_rot(q, k, R):
     """R (3,3) = rotation of the scalar-last quaternion ``q[k:k+4]`` (normalized on use)."""
     x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
@@ -49,28 +31,6 @@ def quat_to_rot(q, k, R):
 
 
 @jit
-def mat3_mul(A, B, out):
-    """out = A B (3x3). ``B`` is read into registers first, so ``out`` may alias ``A`` or ``B``."""
-    b00, b01, b02 = B[0, 0], B[0, 1], B[0, 2]
-    b10, b11, b12 = B[1, 0], B[1, 1], B[1, 2]
-    b20, b21, b22 = B[2, 0], B[2, 1], B[2, 2]
-    for k in range(3):
-        a0, a1, a2 = A[k, 0], A[k, 1], A[k, 2]
-        out[k, 0] = a0 * b00 + a1 * b10 + a2 * b20
-        out[k, 1] = a0 * b01 + a1 * b11 + a2 * b21
-        out[k, 2] = a0 * b02 + a1 * b12 + a2 * b22
-
-
-@jit
-def compose(E1, r1, E2, r2, E, r):
-    """(E, r) = X1 X2, i.e. first X2 (A->B) then X1 (B->C): ``E = E1 E2``, ``r = r2 + E2^T r1``."""
-    x0, x1, x2 = r1[0], r1[1], r1[2]
-    for k in range(3):
-        r[k] = r2[k] + E2[0, k] * x0 + E2[1, k] * x1 + E2[2, k] * x2
-    mat3_mul(E1, E2, E)
-
-
-@jit
 def xmotion(E, r, m, out):
     """out = X m: ``w' = E w``, ``v' = E (v - r x w)``."""
     w0, w1, w2 = m[0], m[1], m[2]
@@ -80,17 +40,6 @@ def xmotion(E, r, m, out):
     for k in range(3):
         out[k] = E[k, 0] * w0 + E[k, 1] * w1 + E[k, 2] * w2
         out[3 + k] = E[k, 0] * u0 + E[k, 1] * u1 + E[k, 2] * u2
-
-
-@jit
-def xmotion_inv(E, r, m, out):
-    """out = X^-1 m: ``w = E^T w'``, ``v = E^T v' + r x w``."""
-    for k in range(3):
-        out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
-        out[3 + k] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
-    out[3] += r[1] * out[2] - r[2] * out[1]
-    out[4] += r[2] * out[0] - r[0] * out[2]
-    out[5] += r[0] * out[1] - r[1] * out[0]
 
 
 @jit

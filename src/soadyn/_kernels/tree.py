@@ -10,22 +10,30 @@ code (``joints.OK`` or an error code, ``SINGULAR | body << 8``) instead of raisi
 import numpy as np
 
 from .._jit import jit, parallel_jit, prange
-from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, SINGULAR, UNIVERSAL, all_finite, check_q,
-                     joint_subspace, joint_transform)
-from .spatial import (_sym3_congruence, add_XtIX, compose, cross_force_add, cross_motion, mul6, spd_inverse,
+from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, SINGULAR, UNIVERSAL, all_finite, check_q, joint_transform,
+                     universal_subspace)
+from .spatial import (_sym3_congruence, add_XtIX, cross_force_add, cross_motion, mul6, spd_inverse,
                       xforce_T_add, xmotion)
 
 
 # ------------------------------------------------------------------------------------------ kinematics
 @jit
-def tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S):
-    """Pass: root to leaves. Joint transforms ``X_J(q)``, body transforms ``^iX_p = X_J X_T`` and the
-    state-dependent motion subspaces ``S`` (RBDA Table 4.1 / Sec. 4.4)."""
+def tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S):
+    """Pass: root to leaves. Body transforms ``^iX_p = X_J(q) X_T`` (RBDA Table 4.1 / Sec. 4.4):
+    ``E = E_J E_T``, ``r = r_T + E_T^T r_J``, with ``X_J`` in registers. ``S`` holds the model's constant
+    motion subspaces (``Data`` starts from them); only UNIVERSAL rows depend on ``q`` and are updated."""
     for i in range(parent.shape[0]):
         t = jtype[i]
-        joint_transform(t, axis[i], axis2[i], pitch[i], q, qadr[i], XJ_E[i], XJ_r[i])
-        compose(XJ_E[i], XJ_r[i], XT_E[i], XT_r[i], X_E[i], X_r[i])
-        joint_subspace(t, axis[i], axis2[i], q, qadr[i], S0, vadr[i], S)
+        k = qadr[i]
+        EJ, rJ = joint_transform(t, axis[i], axis2[i], pitch[i], q, k)
+        for row in range(3):
+            e0, e1, e2 = EJ[3 * row], EJ[3 * row + 1], EJ[3 * row + 2]
+            for col in range(3):
+                X_E[i, row, col] = e0 * XT_E[i, 0, col] + e1 * XT_E[i, 1, col] + e2 * XT_E[i, 2, col]
+        for col in range(3):
+            X_r[i, col] = XT_r[i, col] + XT_E[i, 0, col] * rJ[0] + XT_E[i, 1, col] * rJ[1] + XT_E[i, 2, col] * rJ[2]
+        if t == UNIVERSAL:
+            universal_subspace(axis[i], axis2[i], q, k, vadr[i], S)
 
 
 @jit
@@ -231,7 +239,7 @@ def rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, ta
 @jit
 def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          q, qd, qdd, fext, a0,
-         XJ_E, XJ_r, X_E, X_r, S, v, c, a, f,
+         X_E, X_r, S, v, c, a, f,
          tau):
     """Inverse dynamics ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_i^T f_ext_i`` by the recursive
     Newton-Euler algorithm (RBDA Table 5.1). ``fext`` (nb, 6): body-frame external forces about the body
@@ -244,7 +252,7 @@ def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     if not all_finite(fext):
         return BAD_FEXT
     tmp = np.empty(6)
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, tmp)
     rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, tau, tmp)
     return OK
@@ -254,7 +262,7 @@ def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 @jit
 def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          q,
-         XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oIc,
+         X_E, X_r, S, oR, op, oS, oIc,
          M):
     """Joint-space inertia matrix by the composite-rigid-body algorithm (RBDA Table 6.2) in world
     coordinates, where composite inertias add without transforms and each entry of ``M`` is one dot
@@ -266,7 +274,7 @@ def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     nb = parent.shape[0]
     T = np.empty((6, 6))
     F = np.empty((6, 6))
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_inertias(I, oR, op, oIc)
@@ -384,7 +392,7 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
 @jit
 def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         q, qd, tau, fext, a0,
-        XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
+        X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
         qdd):
     """Forward dynamics ``qdd = M^-1 (tau - C qd - g + sum J_i^T f_ext_i)`` by the articulated-body
     algorithm, O(N) (RBDA Table 7.1; Jain 2014 Eq. 59). Output ``qdd`` (nv,)."""
@@ -397,16 +405,16 @@ def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         return BAD_FEXT
     T = np.empty((4, 6, 6))
     return aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
-                    XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+                    X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
 
 
 @jit
 def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
              q, qd, tau, fext, a0,
-             XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T):
+             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T):
     """Kinematics then the ABA passes, for callers that step many times (inputs already checked).
     ``T``: (4, 6, 6) scratch."""
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
     return aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
                       T[0], T[1], T[2, 1], T[2, 0], T[3])
@@ -443,7 +451,7 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
 @jit
 def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          subtree_end, q,
-         XJ_E, XJ_r, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am,
+         X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am,
          Minv):
     """``M^-1`` in O(N^2) without forming ``M``: the articulated-body algorithm run for all unit torques at
     once (the ``[I - H psi K]* D^-1 [I - H psi K]`` factorization, Jain 2014 Eq. 59; Carpentier & Mansard
@@ -461,7 +469,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     nb = parent.shape[0]
     nv = Minv.shape[0]
     T = np.empty((6, 6))
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, XJ_E, XJ_r, X_E, X_r, S)
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_inertias(I, oR, op, oI)
@@ -556,11 +564,9 @@ def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
     nb = parent.shape[0]
     nv = QD.shape[1]
     for ch in prange(nchunks):
-        XJ_E = np.empty((nb, 3, 3))
-        XJ_r = np.empty((nb, 3))
         X_E = np.empty((nb, 3, 3))
         X_r = np.empty((nb, 3))
-        S = np.empty((nv, 6))
+        S = S0.copy()
         v = np.empty((nb, 6))
         c = np.empty((nb, 6))
         IA = np.empty((nb, 6, 6))
@@ -577,7 +583,7 @@ def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
                 st = BAD_IN
             if st == OK:
                 st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                              Q[s], QD[s], TAU[s], fext, a0, XJ_E, XJ_r, X_E, X_r, S, v, c, IA, pA, U, D, Dinv,
+                              Q[s], QD[s], TAU[s], fext, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv,
                               u, a, QDD[s], T)
             status[s] = st
 
@@ -591,11 +597,9 @@ def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     nb = parent.shape[0]
     nv = QD.shape[1]
     for ch in prange(nchunks):
-        XJ_E = np.empty((nb, 3, 3))
-        XJ_r = np.empty((nb, 3))
         X_E = np.empty((nb, 3, 3))
         X_r = np.empty((nb, 3))
-        S = np.empty((nv, 6))
+        S = S0.copy()
         v = np.empty((nb, 6))
         c = np.empty((nb, 6))
         a = np.empty((nb, 6))
@@ -607,7 +611,7 @@ def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
                 st = BAD_IN
             if st == OK:
                 tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s],
-                               XJ_E, XJ_r, X_E, X_r, S)
+                               X_E, X_r, S)
                 tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, tmp)
                 rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, QDD[s], fext, a0, a, f, TAU[s], tmp)
             status[s] = st
