@@ -73,6 +73,19 @@ class Data:
         self.Ups = z((nb, 6, 6))  # Upsilon(i) = Omega(i, i), Jain 2014 Eq. 68
         self.Psi = z((nb, 6, 6))  # psi products along node-tree edges
         self.node_sets = {}  # cached node descriptions, keyed by (frames, dims)
+        # loops: closure constraints (soadyn.loops)
+        nl, nc = model.nl, model.nc
+        self.loop_R = z((nl, 3, 3))  # frame A orientations
+        self.loop_p = z((nl, 3))  # frame A positions
+        self.loop_Q = z((nl, 6, 6))  # constrained directions at q (universal rows vary)
+        self.loop_K = z((nc, nc))  # Schur complement G_c M^-1 G_c^T
+        self.loop_f = z((nb, 6))  # body forces of the multipliers
+        self.loop_phi = z(nc)  # position errors
+        self.loop_cv = z(nc)  # constraint velocities G_c qd
+        self.loop_gamma = z(nc)  # acceleration-level violation of the free motion (+ stabilization)
+        self.loop_lambda = z(nc)  # Lagrange multipliers
+        self.loop_G = z((nc, nv))  # constraint Jacobian
+        self.loop_info = np.zeros(2, dtype=np.int64)  # (rank of K, 1 if K was singular)
 
     def __repr__(self) -> str:
         return f"<soadyn.Data for {self.model.name!r}>"

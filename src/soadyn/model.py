@@ -91,6 +91,18 @@ class Model:
     frame_body: np.ndarray  # (nf,) int64 body carrying the frame, -1 for the world
     frame_E: np.ndarray  # (nf, 3, 3) rotation body coordinates -> frame coordinates
     frame_r: np.ndarray  # (nf, 3) frame origin in body coordinates
+    # loop closures (soadyn.loops): nl loops with nc constraint rows in all
+    nl: int = 0
+    nc: int = 0
+    loop_names: tuple = ()
+    loop_frame_a: np.ndarray = None  # (nl,) int64 frame A (its axes carry Q)
+    loop_frame_b: np.ndarray = None  # (nl,) int64 frame B
+    loop_kind: np.ndarray = None  # (nl,) int64 loop kind code (soadyn.loops)
+    loop_sel: np.ndarray = None  # (nl, 6, 6) constrained directions Q (rows over [w; v] in A's axes), padded
+    loop_dim: np.ndarray = None  # (nl,) int64 constraint rows of each loop
+    loop_row: np.ndarray = None  # (nl + 1,) int64 row offsets
+    loop_axis: np.ndarray = None  # (nl, 3) universal loops: first axis, in A's axes
+    loop_axis2: np.ndarray = None  # (nl, 3) universal loops: second axis, in B's axes
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -223,6 +235,8 @@ class ModelBuilder:
         self._bodies: list[_BodySpec] = []
         self._frames: list[_FrameSpec] = []
         self._names: set[str] = {WORLD}
+        self._loops: list[tuple] = []
+        self._loop_names: set[str] = set()
 
     def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
                  inertia: Inertia | None = None, joint_name: str | None = None) -> str:
@@ -249,6 +263,18 @@ class ModelBuilder:
             raise ModelError(f"duplicate name {name!r}: body and frame names must be unique")
         self._frames.append(_FrameSpec(name, body, Transform.identity() if placement is None else placement))
         self._names.add(name)
+        return name
+
+    def add_loop(self, name: str, frame_a: str, frame_b: str, kind="revolute", axis=None, axis2=None) -> str:
+        """Close a loop between ``frame_a`` and ``frame_b`` (frames or bodies; ``"world"`` for the ground)
+        with a loop joint of ``kind`` (see :mod:`soadyn.loops`): ``"weld"``, ``"ball"``, ``"revolute"``,
+        ``"prismatic"``, ``"cylindrical"`` (axis: frame A's z), ``"universal"`` (``axis`` in A, ``axis2`` in
+        B), ``"planar_pin"`` (frame A's x-y translations) or an explicit (d x 6) selection of the relative
+        spatial velocity ``[w; v]`` in A's axes. The frames coincide when the loop is closed."""
+        if name in self._loop_names:
+            raise ModelError(f"duplicate loop name {name!r}")
+        self._loop_names.add(name)
+        self._loops.append((name, frame_a, frame_b, kind, axis, axis2))
         return name
 
     # ------------------------------------------------------------------ finalize
@@ -355,6 +381,10 @@ class ModelBuilder:
             dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})
             raise ModelError(f"duplicate joint names {dup}")
         _check_mass(model)
+        if self._loops:
+            from .loops import with_loops
+
+            model = with_loops(model, self._loops)
         return model
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from soadyn._kernels.control import rotation_log
+from soadyn._kernels.spatial import rotation_log
 from tests.support import assert_close
 
 LOG_TOL = 1e-9

@@ -301,3 +301,36 @@ def spd_inverse(A, n, out):
         for j in range(i):
             out[i, j] = out[j, i]
     return True
+
+
+@jit
+def rotation_log(R, out):
+    """out = the rotation vector of ``R`` (angle in [0, pi]): ``theta / sin(theta) vee(R - R^T) / 2``, and
+    near ``pi`` the axis from the symmetric part ``(R + R^T)/2 = cos 1 + (1 - cos) a a^T``."""
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    c = min(1.0, max(-1.0, c))
+    v0 = 0.5 * (R[2, 1] - R[1, 2])
+    v1 = 0.5 * (R[0, 2] - R[2, 0])
+    v2 = 0.5 * (R[1, 0] - R[0, 1])
+    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    th = math.atan2(s, c)
+    if c > -0.9:
+        k = th / s if s > 1e-12 else 1.0 + s * s / 6.0
+        out[0] = k * v0
+        out[1] = k * v1
+        out[2] = k * v2
+        return
+    # near pi: the largest diagonal entry gives the best-conditioned axis component
+    i = 0
+    if R[1, 1] > R[i, i]:
+        i = 1
+    if R[2, 2] > R[i, i]:
+        i = 2
+    ai = math.sqrt(max(0.0, (R[i, i] - c) / (1.0 - c)))
+    for j in range(3):
+        out[j] = ai if j == i else 0.5 * (R[i, j] + R[j, i]) / ((1.0 - c) * ai)
+    if out[0] * v0 + out[1] * v1 + out[2] * v2 < 0.0:  # sin(theta) a = v
+        for j in range(3):
+            out[j] = -out[j]
+    for j in range(3):
+        out[j] *= th
