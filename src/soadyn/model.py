@@ -119,6 +119,13 @@ class Model:
 
         return Data(self)
 
+    def fully_augmented(self) -> "Model":
+        """The fully augmented (FA) model: every body a free body, every hinge a loop constraint
+        (Jain 2012 Sec. 1; see :func:`soadyn.augmented.fully_augmented`)."""
+        from .augmented import fully_augmented
+
+        return fully_augmented(self)
+
     # ------------------------------------------------------------------ names
     @property
     def joint_names(self) -> tuple:
