@@ -309,9 +309,8 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
         raise ValueError(f"dt: expected a finite real number, got {dt!r}")
     out = np.empty(model.nq)
     R = np.empty((3, 3))
-    from ._kernels.sim import integrate_config
 
-    integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q, v,
+    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q, v,
                      float(dt), out, R)
     return out
 

@@ -242,22 +242,24 @@ def _min_norm_step(G: np.ndarray, r: np.ndarray, W_inv: np.ndarray | None) -> tu
 def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     """Projection error control (Jain 2012 Sec. 5): positions by Gauss-Newton onto ``phi(q) = 0`` with the
     mass-weighted minimum-norm step ``dq = -M^-1 G^T (G M^-1 G^T)^+ phi``, then velocities onto
-    ``G qd = 0`` the same way. Returns new ``(q, qd)``; :class:`AssemblyError` if positions do not converge."""
-    from .dynamics import as_array, integrate, minv
+    ``G qd = 0`` the same way, in one kernel call (the Schur complement from the node compliance, M^-1 G^T
+    by an ABA pass). Returns new ``(q, qd)``; :class:`AssemblyError` if positions do not converge."""
+    from ._kernels import loops as _kl
+    from .dynamics import _check_data, check_status, kernel_array
 
-    q = as_array(q, (model.nq,), "q").copy()
-    qd = as_array(qd, (model.nv,), "qd").copy()
-    for _ in range(max_iter):
-        phi, _, _, G = constraint_state(model, data, q)
-        if np.abs(phi).max(initial=0.0) <= tol:
-            break
-        dq, _ = _min_norm_step(G, phi, minv(model, data, q))
-        q = integrate(model, q, dq)
-    else:
+    _check_data(model, data)
+    q = kernel_array(q, (model.nq,), "q").copy()
+    qd = kernel_array(qd, (model.nv,), "qd").copy()
+    info = np.zeros(4, dtype=np.int64)
+    st = _kl.project_state(*model._tree, *_loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
+                           data.S, data.v, data.c, data.vJ, data.IA, data.U, data.D, data.Dinv, data.oR, data.op,
+                           data.oS, data.oI, data.oIA, data.oU, data.node_count, data.node_cpar, data.node_vid,
+                           data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q, data.loop_K, data.loop_f,
+                           data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_lambda, info, np.empty((3, 3)))
+    check_status(st, model, q)
+    if not info[3]:
         _raise_assembly(model, data, q, tol, "projection")
-    _, cv, _, G = constraint_state(model, data, q, qd)
-    dqd, _ = _min_norm_step(G, cv, minv(model, data, q))
-    return q, qd + dqd
+    return q, qd
 
 
 def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-10, max_iter: int = 100) -> np.ndarray:

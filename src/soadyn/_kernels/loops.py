@@ -13,10 +13,10 @@ import numpy as np
 
 from .._jit import jit
 from .frames import bias_accelerations, frame_world_pose, jacobian_columns
-from .joints import OK
+from .joints import OK, integrate_config
 from .osim import node_compliance
 from .spatial import cross_motion, rotation_log, spd_inverse, xforce_T_add, xmotion
-from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
+from .tree import aba_core, articulated_inertias, check_state, tree_positions, tree_velocities, world_poses
 
 UNIVERSAL_LOOP = 5
 
@@ -384,4 +384,87 @@ def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
                     for m in range(6):
                         s += Q[l, d, m] * Jr[m]
                     G[row[l] + d, k] += sgn * s
+    return OK
+
+
+@jit
+def mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv, cnt, cpar,
+                             vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl, rhs, lam, info, dx):
+    """``dx = M^-1 G_c^T lam`` with ``K lam = rhs``, ``K = G_c M^-1 G_c^T``: the mass-weighted minimum-norm
+    correction of projection error control (Jain 2012 Sec. 5), with the Schur complement from the node
+    compliance and ``M^-1 G_c^T lam`` by an ABA pass on the loop forces; positions already evaluated
+    (``X_E, X_r, S, oR, op`` and the loop rows ``RA, pAw, Q``)."""
+    T = np.empty((2, 6, 6))
+    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    if st != OK:
+        return st
+    st = loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+                         frame_body, fa, fb, dim, row, RA, pAw, Q, K)
+    if st != OK:
+        return st
+    solve_multipliers(K, rhs, lam, info)
+    loop_forces(parent, frame_body, fa, fb, dim, row, oR, op, RA, pAw, Q, lam, fl)
+    nb = parent.shape[0]
+    aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fl, np.empty((nb, 6)), np.empty((nb, 6)),
+                   np.empty(dx.shape[0]), dx)
+    return OK
+
+
+@jit
+def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                  q, qd, tol, max_iter,
+                  X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
+                  RA, pAw, Q, K, fl, phi, cv, gamma, lam, info, R3):
+    """Projection error control in place (Jain 2012 Sec. 5): positions by Gauss-Newton onto ``phi = 0``
+    with mass-weighted minimum-norm steps ``q <- q (+) M^-1 G^T (G M^-1 G^T)^+ (-phi)`` until
+    ``max |phi| <= tol`` (at most ``max_iter`` steps), then velocities onto ``G qd = 0``. ``info`` receives
+    (rank, singular flag, iterations, converged). ``R3`` (3x3) scratch."""
+    nb = parent.shape[0]
+    nv = qd.shape[0]
+    zero6 = np.zeros(6)
+    acc = np.zeros((nb, 6))
+    dx = np.empty(nv)
+    rhs = np.empty(phi.shape[0])
+    qn = np.empty(q.shape[0])
+    it = 0
+    converged = 0
+    while True:
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
+        world_poses(parent, X_E, X_r, oR, op)
+        v[:] = 0.0
+        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+                  RA, pAw, Q, phi, cv, gamma)
+        err = 0.0
+        for r in range(phi.shape[0]):
+            err = max(err, abs(phi[r]))
+            rhs[r] = -phi[r]
+        if err <= tol:
+            converged = 1
+            break
+        if it >= max_iter:
+            break
+        st = mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
+                                      cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl,
+                                      rhs, lam, info, dx)
+        if st != OK:
+            return st
+        integrate_config(jtype, qadr, vadr, axis, axis2, q, dx, 1.0, qn, R3)
+        q[:] = qn
+        it += 1
+    # velocities: G qd = 0 at the projected positions
+    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
+    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+              RA, pAw, Q, phi, cv, gamma)
+    for r in range(cv.shape[0]):
+        rhs[r] = -cv[r]
+    st = mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
+                                  cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl,
+                                  rhs, lam, info, dx)
+    if st != OK:
+        return st
+    for k in range(nv):
+        qd[k] += dx[k]
+    info[2] = it
+    info[3] = converged
     return OK

@@ -10,8 +10,7 @@ import numpy as np
 
 from .._jit import jit
 from .frames import frame_world_pose
-from .joints import (BAD_FEXT, BAD_IN, FREE, OK, SPHERICAL, all_finite, check_q, integrate_joint, joint_qdot,
-                     normalize_quat)
+from .joints import BAD_FEXT, BAD_IN, OK, all_finite, check_q, config_rate, integrate_config, normalize_config
 from .spatial import mul6
 from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
 
@@ -23,34 +22,6 @@ DIVERGED = 16
 
 STEP_SHIFT = 40
 """Bit position of ``failing step + 1`` in a :func:`rollout` status."""
-
-
-@jit
-def integrate_config(jtype, qadr, vadr, axis, axis2, q, v, dt, out, R):
-    """out = q (+) v dt, joint by joint (:func:`joints.integrate_joint`): the group exponential of the
-    constant joint velocity on each joint's manifold (SE(3), SO(3), SE(2), or addition). ``out`` (nq,),
-    ``R`` (3, 3) scratch; ``out`` may not alias ``q``."""
-    for i in range(jtype.shape[0]):
-        integrate_joint(jtype[i], axis[i], axis2[i], q, qadr[i], v, vadr[i], dt, out, R)
-
-
-@jit
-def config_rate(jtype, qadr, vadr, q, v, out, R):
-    """out = dq/dt for the joint velocities ``v`` (joint by joint, :func:`joints.joint_qdot`):
-    ``qdot = 1/2 q [w; 0]`` for quaternions (body-frame ``w``), ``pdot = R(q) v`` for free-joint
-    positions, ``qdot = v`` otherwise. ``out`` (nq,), ``R`` (3, 3) scratch."""
-    for i in range(jtype.shape[0]):
-        joint_qdot(jtype[i], q, qadr[i], v, vadr[i], out, R)
-
-
-@jit
-def normalize_config(jtype, qadr, q):
-    """Normalize the quaternions of SPHERICAL and FREE joints in ``q`` in place."""
-    for i in range(jtype.shape[0]):
-        if jtype[i] == SPHERICAL:
-            normalize_quat(q, qadr[i])
-        elif jtype[i] == FREE:
-            normalize_quat(q, qadr[i] + 3)
 
 
 @jit
