@@ -320,7 +320,39 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
             ctl.hold(q)
             ctl.compute(q, qd)
         calls.append(("OperationalSpaceController", controller))
+    calls.append(("loops", _warmup_loops))
     return calls
+
+
+def _warmup_loops() -> None:
+    """Closed-chain kernels on a small planar four bar: TA and KKT forward dynamics, constraint state,
+    projection, and loop simulations with each error control."""
+    from . import loops
+
+    J = soadyn.joints
+    b = soadyn.ModelBuilder("warmup_four_bar", gravity=(0.0, -9.81, 0.0))
+    rod = soadyn.Inertia(1.0, (0.25, 0.0, 0.0), np.diag([1e-3, 0.02, 0.02]))
+    b.add_body("crank", "world", J.Revolute((0, 0, 1)), None, rod)
+    b.add_body("coupler", "crank", J.Revolute((0, 0, 1)), soadyn.Transform.from_pose(None, (0.5, 0, 0)), rod)
+    b.add_body("rocker", "world", J.Revolute((0, 0, 1)), soadyn.Transform.from_pose(None, (1.0, 0, 0)), rod)
+    b.add_frame("coupler_end", "coupler", soadyn.Transform.from_pose(None, (1.2, 0, 0)))
+    b.add_frame("rocker_end", "rocker", soadyn.Transform.from_pose(None, (1.0, 0, 0)))
+    b.add_loop("pin", "rocker_end", "coupler_end", "planar_pin")
+    model = b.finalize()
+    d = model.data()
+    q = loops.assemble(model, [1.2, -0.9, 1.9], fixed=["crank_joint"])
+    qd = np.zeros(model.nv)
+    tau = np.array([0.5, 0.0, 0.0])
+    for method in loops.METHODS:
+        loops.forward_dynamics(model, d, q, qd, tau, method=method, baumgarte=(1.0, 1.0))
+    loops.constraint_state(model, d, q, qd)
+    loops.project(model, d, q, qd)
+    for stabilization in (None, "baumgarte", "projection"):
+        try:
+            sim = soadyn.Simulator(model, dt=1e-3, integrator="rk4", stabilization=stabilization)
+        except TypeError:  # a Simulator without loop options
+            return
+        sim.rollout(q, qd, steps=2, tau=tau, progress=False)
 
 
 @main.command(short_help="Compile (or load from the cache) every kernel once.")

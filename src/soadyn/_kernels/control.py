@@ -8,7 +8,7 @@ from .._jit import jit
 from .frames import bias_accelerations, frame_world_pose, jacobian_columns
 from .joints import BAD_IN, OK, SINGULAR_TASK, all_finite
 from .osim import node_compliance
-from .spatial import rotation_log, spd_inverse, xmotion
+from .spatial import classical_acceleration, rotation_log, spd_inverse, xmotion
 from .tree import check_state, rnea_passes, tree_positions, tree_velocities, world_poses
 
 
@@ -58,9 +58,7 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
         jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J6, o)
         xmotion(node_E[k], node_r[k], v[b], vf)
         xmotion(node_E[k], node_r[k], h[b], hf)
-        hf[3] += vf[1] * vf[5] - vf[2] * vf[4]  # classical: h_v + w x v
-        hf[4] += vf[2] * vf[3] - vf[0] * vf[5]
-        hf[5] += vf[0] * vf[4] - vf[1] * vf[3]
+        classical_acceleration(vf, hf)  # h_v + w x v
         for r in range(3):
             h6[o + r] = R[r, 0] * hf[0] + R[r, 1] * hf[1] + R[r, 2] * hf[2]
             h6[o + 3 + r] = R[r, 0] * hf[3] + R[r, 1] * hf[4] + R[r, 2] * hf[5]

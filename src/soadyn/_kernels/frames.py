@@ -5,8 +5,6 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 ``frame_E`` maps body coordinates to frame coordinates, ``frame_r`` is the frame origin in the body.
 """
 
-import numpy as np
-
 from .._jit import jit
 from .joints import OK, check_q
 from .spatial import xmotion
@@ -120,42 +118,4 @@ def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     else:
         xmotion(fE, fr, v[fb], vf)
         xmotion(fE, fr, h[fb], hf)
-    return OK
-
-
-@jit
-def task_kinematics(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                    q, qd, node_body, node_E, node_r,
-                    X_E, X_r, S, v, c, h, vJ, oR, op,
-                    J, hn):
-    """World-aligned Jacobians and classical bias accelerations of ``n`` frames in one pass (Chang-Khatib
-    2000 Sec. 4.1-4.2): rows ``6a .. 6a+5`` of ``J`` (6n, nv) are frame ``a``'s world-aligned Jacobian
-    (as :func:`frame_jacobian_world_aligned`), and ``hn[6a:6a+6] = [R wdot; R pddot]`` at ``qdd = 0`` without
-    gravity: ``h_i = ^iX_p h_p + c_i`` (Eq. 28), ``h_f = X_fb h_b``, classical ``[h_w; h_v + w x v]``."""
-    st = check_state(jtype, qadr, q, qd)
-    if st != OK:
-        return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    world_poses(parent, X_E, X_r, oR, op)
-    bias_accelerations(parent, X_E, X_r, c, h)
-    J[:] = 0.0
-    R = np.empty((3, 3))
-    p = np.empty(3)
-    vf = np.empty(6)
-    hf = np.empty(6)
-    for a in range(node_body.shape[0]):
-        b = node_body[a]
-        frame_world_pose(b, node_E[a], node_r[a], oR, op, R, p)
-        o = 6 * a
-        jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J, o)
-        xmotion(node_E[a], node_r[a], v[b], vf)
-        xmotion(node_E[a], node_r[a], h[b], hf)
-        # classical linear part: h_v + w x v (frame coordinates)
-        hf[3] += vf[1] * vf[5] - vf[2] * vf[4]
-        hf[4] += vf[2] * vf[3] - vf[0] * vf[5]
-        hf[5] += vf[0] * vf[4] - vf[1] * vf[3]
-        for m in range(3):
-            hn[o + m] = R[m, 0] * hf[0] + R[m, 1] * hf[1] + R[m, 2] * hf[2]
-            hn[o + 3 + m] = R[m, 0] * hf[3] + R[m, 1] * hf[4] + R[m, 2] * hf[5]
     return OK

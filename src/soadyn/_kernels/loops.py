@@ -16,7 +16,7 @@ from .frames import bias_accelerations, frame_world_pose, jacobian_columns
 from .joints import OK, integrate_config
 from .osim import node_compliance
 from .spatial import cross_motion, rotation_log, spd_inverse, xforce_T_add, xmotion
-from .tree import aba_core, articulated_inertias, check_state, tree_positions, tree_velocities, world_poses
+from .tree import aba_core, articulated_inertias, joint_acceleration, check_state, tree_positions, tree_velocities, world_poses
 
 UNIVERSAL_LOOP = 5
 
@@ -286,18 +286,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
         else:
             for m in range(6):
                 a[i, m] = 0.0
-        for d in range(n):
-            s = u[va + d]
-            for m in range(6):
-                s -= U[va + d, m] * a[i, m]
-            w[d] = s
-        for d in range(n):
-            s = 0.0
-            for e in range(n):
-                s += Dinv[i, d, e] * w[e]
-            qdd[va + d] = s
-            for m in range(6):
-                a[i, m] += S[va + d, m] * s
+        joint_acceleration(S, U, Dinv[i], u, va, n, a[i], qdd, w)
 
 
 @jit

@@ -18,7 +18,7 @@ import numpy as np
 from .._jit import jit
 from .frames import frame_world_pose
 from .joints import OK, check_q
-from .spatial import add_XAXt, xforce_T_add, xmotion
+from .spatial import add_XAXt, transpose6, xforce_T_add, xmotion
 from .tree import (articulated_inertias, articulated_world, tree_positions, world_inertias, world_poses,
                    world_subspaces)
 
@@ -326,17 +326,9 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
                     k = parent[k]
                 for s in range(npath - 1, -1, -1):
                     k = path[s]
-                    for m in range(6):  # transpose in place
-                        for l in range(m + 1, 6):
-                            tmp = T[2, m, l]
-                            T[2, m, l] = T[2, l, m]
-                            T[2, l, m] = tmp
+                    transpose6(T[2])
                     psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
-                    for m in range(6):
-                        for l in range(m + 1, 6):
-                            tmp = T[2, m, l]
-                            T[2, m, l] = T[2, l, m]
-                            T[2, l, m] = tmp
+                    transpose6(T[2])
                 # Omega(k, bb) = psi_k Omega(p, bb), walked out from h to ba
                 npath = 0
                 k = ba

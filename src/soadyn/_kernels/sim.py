@@ -1,9 +1,10 @@
 """Time stepping: configuration integration, the configuration rate, energies, frame trajectories and whole
 rollouts in one kernel call (DESIGN section 4).
 
-Status codes of :func:`rollout`: the joint-kernel codes of :mod:`.joints` plus ``DIVERGED``, with the
-number ``n + 1`` of the step ``n`` that failed in bits 40 and up (``0``: the initial state was rejected
-before any step). States ``Q[0..n]`` are valid when step ``n`` fails.
+Status codes of :func:`rollout` and :func:`loop_rollout`: the joint-kernel codes of :mod:`.joints` plus
+``DIVERGED`` (and ``NOT_CLOSED`` for projection), with the number ``n + 1`` of the step ``n`` that failed
+in bits 40 and up (``0``: the initial state was rejected before any step). States ``Q[0..n]`` are valid
+when step ``n`` fails.
 """
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from .._jit import jit
 from .frames import frame_world_pose
 from .joints import BAD_FEXT, BAD_IN, OK, all_finite, check_q, config_rate, integrate_config, normalize_config
+from .loops import loop_rows, project_state, ta_forward
 from .spatial import mul6
 from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
 
@@ -19,6 +21,9 @@ SEMI_IMPLICIT, RK4 = 0, 1
 
 DIVERGED = 16
 """Status code: a step produced a non-finite state from finite inputs."""
+
+NOT_CLOSED = 17
+"""Status code: projection error control did not bring ``max |phi|`` below its tolerance."""
 
 STEP_SHIFT = 40
 """Bit position of ``failing step + 1`` in a :func:`rollout` status."""
@@ -119,6 +124,152 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
             normalize_config(jtype, qadr, Q[n + 1])
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
+    return OK
+
+
+@jit
+def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                 q0, qd0, tau, fext, a0, dt, method, alpha, beta, project, tol, max_iter,
+                 X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
+                 RA, pAw, Qr, K, fl, phi, cv, gamma, lam,
+                 Q, QD, info):
+    """Integrate ``nsteps = Q.shape[0] - 1`` steps of the closed-chain dynamics of a tree with loop
+    constraints from ``(q0, qd0)``, writing ``Q[n], QD[n]`` (``t = n dt``) as :func:`rollout` does.
+
+    Every integrator stage evaluates the accelerations by Jain et al. 2012 Lemma 2 (:func:`loops.ta_forward`:
+    free ABA accelerations, the Schur complement ``Q Lambda Q*`` from the node compliance, the multipliers
+    and the ABA correction, Eqs. 11-12), with the Baumgarte terms ``2 alpha G qd + beta^2 phi`` added to
+    the constraint acceleration (``alpha = beta = 0``: no stabilization; Baumgarte 1972, Jain 2012 Sec. 5).
+    ``method`` SEMI_IMPLICIT or RK4 with the stage and update formulas of :func:`rollout`.
+
+    ``project != 0``: after each step, projection error control (Jain 2012 Sec. 5,
+    :func:`loops.project_state`): positions by mass-weighted Gauss-Newton onto ``phi = 0`` until
+    ``max |phi| <= tol`` (at most ``max_iter`` iterations), then velocities onto ``G qd = 0``.
+
+    ``info`` (nsteps, 3) int64 receives per step ``n``: the smallest rank of the Schur complement over the
+    stages, 1 if it was singular (redundant loops, solved in the least-squares sense) at any stage, and
+    the projection iterations (0 without projection).
+
+    Returns ``OK`` or an error code ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]``
+    valid): ``BAD_IN``/``BAD_FEXT`` for non-finite inputs of step ``n``, ``SINGULAR | i << 8`` from the ABA,
+    ``DIVERGED`` for a non-finite state, ``NOT_CLOSED`` when projection does not converge. An invalid
+    initial state returns the :func:`tree.check_state` code with step field 0."""
+    st = check_state(jtype, qadr, q0, qd0)
+    if st != OK:
+        return st
+    nq = q0.shape[0]
+    nv = qd0.shape[0]
+    nsteps = Q.shape[0] - 1
+    R = np.empty((3, 3))
+    qs = np.empty(nq)
+    vs = np.empty(nv)
+    kq = np.empty((4, nq))
+    kv = np.empty((4, nv))
+    linfo = np.zeros(2, dtype=np.int64)
+    pinfo = np.zeros(4, dtype=np.int64)
+    for k in range(nq):
+        Q[0, k] = q0[k]
+    for k in range(nv):
+        QD[0, k] = qd0[k]
+    for n in range(nsteps):
+        q = Q[n]
+        qd = QD[n]
+        tau_n = tau[n if tau.shape[0] > 1 else 0]
+        fext_n = fext[n if fext.shape[0] > 1 else 0]
+        if not all_finite(tau_n):
+            return BAD_IN | ((n + 1) << STEP_SHIFT)
+        if not all_finite(fext_n):
+            return BAD_FEXT | ((n + 1) << STEP_SHIFT)
+        rank = phi.shape[0]
+        singular = 0
+        nstages = 1 if method == SEMI_IMPLICIT else 4
+        for stage in range(nstages):
+            if stage == 0:
+                for k in range(nq):
+                    qs[k] = q[k]
+                for k in range(nv):
+                    vs[k] = qd[k]
+            else:
+                h = dt if stage == 3 else 0.5 * dt
+                for k in range(nq):
+                    qs[k] = q[k] + h * kq[stage - 1, k]
+                for k in range(nv):
+                    vs[k] = qd[k] + h * kv[stage - 1, k]
+                normalize_config(jtype, qadr, qs)
+            # Jain 2012 Lemma 2 at the stage state
+            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                            qs, vs, tau_n, fext_n, a0, alpha, beta,
+                            X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
+                            Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, kv[stage], linfo)
+            if st != OK:
+                return st | ((n + 1) << STEP_SHIFT)
+            rank = min(rank, linfo[0])
+            singular = max(singular, linfo[1])
+            if method != SEMI_IMPLICIT:
+                config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
+        if method == SEMI_IMPLICIT:
+            for k in range(nv):
+                QD[n + 1, k] = qd[k] + dt * kv[0, k]
+            integrate_config(jtype, qadr, vadr, axis, axis2, q, QD[n + 1], dt, Q[n + 1], R)
+        else:
+            for k in range(nq):
+                Q[n + 1, k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
+            for k in range(nv):
+                QD[n + 1, k] = qd[k] + dt / 6.0 * (kv[0, k] + 2.0 * kv[1, k] + 2.0 * kv[2, k] + kv[3, k])
+            normalize_config(jtype, qadr, Q[n + 1])
+        if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
+            return DIVERGED | ((n + 1) << STEP_SHIFT)
+        iters = 0
+        if project != 0:
+            st = project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                               Q[n + 1], QD[n + 1], tol, max_iter,
+                               X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
+                               Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, pinfo, R)
+            if st != OK:
+                return st | ((n + 1) << STEP_SHIFT)
+            if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
+                return DIVERGED | ((n + 1) << STEP_SHIFT)
+            if pinfo[3] == 0:
+                return NOT_CLOSED | ((n + 1) << STEP_SHIFT)
+            iters = pinfo[2]
+            normalize_config(jtype, qadr, Q[n + 1])
+        info[n, 0] = rank
+        info[n, 1] = singular
+        info[n, 2] = iters
+    return OK
+
+
+@jit
+def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                      frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                      Q, QD,
+                      X_E, X_r, S, v, c, vJ, oR, op, RA, pAw, Qr, phi, cv, gamma,
+                      err):
+    """Loop closure errors of the states ``(Q[s], QD[s])`` into ``err`` (K, 2): ``max |phi(q)|`` (the
+    position errors ``phi = Q xi`` of :func:`loops.loop_rows`) and ``max |G_c(q) qd|`` (the constraint
+    velocities ``Q V_rel``, Jain 2012 Eq. 9) over the constraint rows (0 for a model without loops).
+    Returns ``OK`` or the :func:`tree.check_state` code of the first bad row."""
+    acc = np.zeros((parent.shape[0], 6))
+    zero6 = np.zeros(6)
+    for s in range(Q.shape[0]):
+        st = check_state(jtype, qadr, Q[s], QD[s])
+        if st != OK:
+            return st
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
+        tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, vJ)
+        world_poses(parent, X_E, X_r, oR, op)
+        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+                  RA, pAw, Qr, phi, cv, gamma)
+        ep = 0.0
+        ev = 0.0
+        for r in range(phi.shape[0]):
+            ep = max(ep, abs(phi[r]))
+            ev = max(ev, abs(cv[r]))
+        err[s, 0] = ep
+        err[s, 1] = ev
     return OK
 
 

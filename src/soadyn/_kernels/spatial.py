@@ -84,6 +84,25 @@ def cross_force_add(v, f, out):
 
 
 @jit
+def transpose6(M):
+    """M <- M^T in place (6x6)."""
+    for a in range(6):
+        for b in range(a + 1, 6):
+            tmp = M[a, b]
+            M[a, b] = M[b, a]
+            M[b, a] = tmp
+
+
+@jit
+def classical_acceleration(v, h):
+    """h <- the classical acceleration of a frame from its spatial acceleration ``h`` and velocity ``v``
+    (frame axes): ``[h_w; h_v + w x v]`` (RBDA Sec. 2.11)."""
+    h[3] += v[1] * v[5] - v[2] * v[4]
+    h[4] += v[2] * v[3] - v[0] * v[5]
+    h[5] += v[0] * v[4] - v[1] * v[3]
+
+
+@jit
 def mul6(A, x, out):
     """out = A x for a 6x6 matrix ``A``."""
     for r in range(6):

@@ -102,6 +102,39 @@ def rank_n_downdate(P, U, Dinv, va, n, out, G):
             out[5, l] -= u5 * g
 
 
+@jit
+def joint_factors(P, S, va, n, U, Dj, Djinv):
+    """The articulated-body factors of a joint with ``n`` dofs at rows ``va``: ``U = P S`` (rows of ``U``),
+    ``D = S^T U`` and ``D^-1`` (RBDA Eqs. 7.25-7.26). Returns False if ``D`` is not positive definite."""
+    for d in range(n):
+        mul6(P, S[va + d], U[va + d])
+    for d in range(n):
+        for e in range(n):
+            s = 0.0
+            for m in range(6):
+                s += S[va + d, m] * U[va + e, m]
+            Dj[d, e] = s
+    return spd_inverse(Dj, n, Djinv)
+
+
+@jit
+def joint_acceleration(S, U, Djinv, u, va, n, a, qdd, w):
+    """Pass-3 step of the ABA (RBDA Table 7.1): ``qdd_i = D^-1 (u_i - U^T a_i)``, then ``a_i += S qdd_i``,
+    with ``a`` the body's acceleration before its joint moves; ``w`` (6,) scratch."""
+    for d in range(n):
+        s = u[va + d]
+        for m in range(6):
+            s -= U[va + d, m] * a[m]
+        w[d] = s
+    for d in range(n):
+        s = 0.0
+        for e in range(n):
+            s += Djinv[d, e] * w[e]
+        qdd[va + d] = s
+        for m in range(6):
+            a[m] += S[va + d, m] * s
+
+
 # ------------------------------------------------------------------------------------ world-frame passes
 @jit
 def world_poses(parent, X_E, X_r, oR, op):
@@ -186,15 +219,7 @@ def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, G):
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        for d in range(n):
-            mul6(oIA[i], oS[va + d], oU[va + d])
-        for d in range(n):
-            for e in range(n):
-                s = 0.0
-                for m in range(6):
-                    s += oS[va + d, m] * oU[va + e, m]
-                D[i, d, e] = s
-        if not spd_inverse(D[i], n, Dinv[i]):
+        if not joint_factors(oIA[i], oS, va, n, oU, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
@@ -329,20 +354,13 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
     for i in range(nb - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        for d in range(n):
-            mul6(IA[i], S[va + d], U[va + d])
+        if not joint_factors(IA[i], S, va, n, U, D[i], Dinv[i]):
+            return SINGULAR | (i << 8)
         for d in range(n):
             s = tau[va + d]
             for m in range(6):
                 s -= S[va + d, m] * pA[i, m]
             u[va + d] = s
-            for e in range(n):
-                s = 0.0
-                for m in range(6):
-                    s += S[va + d, m] * U[va + e, m]
-                D[i, d, e] = s
-        if not spd_inverse(D[i], n, Dinv[i]):
-            return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
             # Ia = IA - U Dinv U^T ; pa = pA + Ia c + U Dinv u
@@ -369,23 +387,9 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
             xmotion(X_E[i], X_r[i], a[p], a[i])
         else:
             xmotion(X_E[i], X_r[i], a0, a[i])
-        n = jnv[i]
-        va = vadr[i]
         for m in range(6):
             a[i, m] += c[i, m]
-        for d in range(n):
-            s = u[va + d]
-            for m in range(6):
-                s -= U[va + d, m] * a[i, m]
-            tmp[d] = s
-        for d in range(n):
-            s = 0.0
-            for e in range(n):
-                s += Dinv[i, d, e] * tmp[e]
-            qdd[va + d] = s
-        for d in range(n):
-            for m in range(6):
-                a[i, m] += S[va + d, m] * qdd[va + d]
+        joint_acceleration(S, U, Dinv[i], u, vadr[i], jnv[i], a[i], qdd, tmp)
     return OK
 
 
@@ -430,15 +434,7 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        for d in range(n):
-            mul6(IA[i], S[va + d], U[va + d])
-        for d in range(n):
-            for e in range(n):
-                s = 0.0
-                for m in range(6):
-                    s += S[va + d, m] * U[va + e, m]
-                D[i, d, e] = s
-        if not spd_inverse(D[i], n, Dinv[i]):
+        if not joint_factors(IA[i], S, va, n, U, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
