@@ -103,6 +103,21 @@ def classical_acceleration(v, h):
 
 
 @jit
+def inertia_mul(I, x, out):
+    """out = I x for a rigid-body inertia ``I = [[Ibar, h~], [h~^T, m 1]]`` (RBDA Eq. 2.63, ``h = m c``):
+    ``[Ibar w + h x v; m v - h x w]``, reading only its 10 distinct parameters."""
+    w0, w1, w2, v0, v1, v2 = x[0], x[1], x[2], x[3], x[4], x[5]
+    h0, h1, h2 = I[2, 4], I[0, 5], I[1, 3]
+    m = I[3, 3]
+    out[0] = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + h1 * v2 - h2 * v1
+    out[1] = I[0, 1] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + h2 * v0 - h0 * v2
+    out[2] = I[0, 2] * w0 + I[1, 2] * w1 + I[2, 2] * w2 + h0 * v1 - h1 * v0
+    out[3] = m * v0 - (h1 * w2 - h2 * w1)
+    out[4] = m * v1 - (h2 * w0 - h0 * w2)
+    out[5] = m * v2 - (h0 * w1 - h1 * w0)
+
+
+@jit
 def mul6(A, x, out):
     """out = A x for a 6x6 matrix ``A``."""
     for r in range(6):

@@ -12,7 +12,7 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange
 from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, SINGULAR, UNIVERSAL, all_finite, check_q, joint_transform,
                      universal_subspace)
-from .spatial import (_sym3_congruence, add_XtIX, cross_force_add, cross_motion, mul6, spd_inverse,
+from .spatial import (_sym3_congruence, add_XtIX, cross_force_add, cross_motion, inertia_mul, mul6, spd_inverse,
                       xforce_T_add, xmotion)
 
 
@@ -245,8 +245,8 @@ def rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, ta
             for k in range(vadr[i], vadr[i] + jnv[i]):
                 s += S[k, m] * qdd[k]
             a[i, m] += s
-        mul6(I[i], a[i], f[i])
-        mul6(I[i], v[i], tmp)
+        inertia_mul(I[i], a[i], f[i])
+        inertia_mul(I[i], v[i], tmp)
         cross_force_add(v[i], tmp, f[i])
         for m in range(6):
             f[i, m] -= fext[i, m]
@@ -346,7 +346,7 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
     # pass 1
     for i in range(nb):
         IA[i] = I[i]
-        mul6(I[i], v[i], tmp)
+        inertia_mul(I[i], v[i], tmp)
         for m in range(6):
             pA[i, m] = -fext[i, m]
         cross_force_add(v[i], tmp, pA[i])
