@@ -19,6 +19,7 @@ __all__ = ["TOPICS", "topic", "machine_info"]
 TOPICS = {
     "dynamics": "soadyn.bench.dynamics",
     "osim": "soadyn.bench.osim",
+    "loops": "soadyn.bench.loops",
 }
 """topic name -> module."""
 

@@ -6,3 +6,4 @@ from .pendulum import pendulum
 from .robots import robot, robot_urdf
 
 __all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "humanoid24", "humanoid24_posture", "robot", "robot_urdf"]
+from .mechanisms import *  # noqa: E402,F401,F403  closed-chain mechanisms (Jain 2012 Sec. 4), see mechanisms.__all__
