@@ -107,7 +107,21 @@ def with_loops(model: Model, specs) -> Model:
         loop_kind=_readonly(kinds, np.int64), loop_sel=_readonly(np.array(sels).reshape(nl, 6, 6), np.float64),
         loop_dim=_readonly(dims, np.int64), loop_row=_readonly(np.concatenate([[0], np.cumsum(dims)]), np.int64),
         loop_axis=_readonly(np.array(ax1).reshape(nl, 3), np.float64),
-        loop_axis2=_readonly(np.array(ax2).reshape(nl, 3), np.float64))
+        loop_axis2=_readonly(np.array(ax2).reshape(nl, 3), np.float64),
+        loop_twist=_readonly(np.array([_twist_axis(k, s[:d]) for k, s, d in zip(kinds, sels, dims)]).reshape(nl, 3),
+                             np.float64))
+
+
+def _twist_axis(code: int, sel: np.ndarray) -> np.ndarray:
+    """The loop's free rotation axis in A's axes: the complement of its purely angular rows when that
+    complement is one direction (revolute- and cylindrical-like loops, FA hinges of revolute, helical,
+    cylindrical and planar joints), else zero (the rotation error is then the plain logarithm)."""
+    if code == UNIVERSAL:
+        return np.zeros(3)
+    angular = sel[np.all(np.abs(sel[:, 3:]) < 1e-12, axis=1), :3]
+    if angular.shape[0] == 0 or np.linalg.matrix_rank(angular) != 2:
+        return np.zeros(3)
+    return np.linalg.svd(angular)[2][-1]
 
 
 def _unit(v, loop: str, what: str) -> np.ndarray:
@@ -126,7 +140,8 @@ def _loop_arrays(model: Model) -> tuple:
     if model.nl == 0:
         raise LoopError(f"model {model.name!r} has no loops")
     return (model.frame_body, model.frame_E, model.frame_r, model.loop_frame_a, model.loop_frame_b,
-            model.loop_kind, model.loop_sel, model.loop_dim, model.loop_row, model.loop_axis, model.loop_axis2)
+            model.loop_kind, model.loop_sel, model.loop_dim, model.loop_row, model.loop_axis, model.loop_axis2,
+            model.loop_twist)
 
 
 def _stabilization(baumgarte) -> tuple[float, float]:
@@ -211,6 +226,8 @@ def _kkt(model: Model, data, q, qd, tau, f_ext, alpha: float, beta: float) -> np
     from .dynamics import as_array, crba, rnea
 
     tau = as_array(tau, (model.nv,), "tau")
+    if not np.all(np.isfinite(tau)):
+        raise ValueError("tau: contains NaN or inf")
     phi, cv, gdot, G = constraint_state(model, data, q, qd)
     phi, cv, gdot, G = phi.copy(), cv.copy(), gdot.copy(), G.copy()
     b = rnea(model, data, q, qd, np.zeros(model.nv), f_ext).copy()

@@ -103,6 +103,7 @@ class Model:
     loop_row: np.ndarray = None  # (nl + 1,) int64 row offsets
     loop_axis: np.ndarray = None  # (nl, 3) universal loops: first axis, in A's axes
     loop_axis2: np.ndarray = None  # (nl, 3) universal loops: second axis, in B's axes
+    loop_twist: np.ndarray = None  # (nl, 3) free rotation axis in A's axes (zero if none or several)
 
     # ------------------------------------------------------------------ construction
     @staticmethod

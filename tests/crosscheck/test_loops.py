@@ -284,13 +284,7 @@ def test_redundant_four_bar_kkt_raises(kind):
         loops.forward_dynamics(model, model.data(), q, qd, tau, method="kkt")
 
 
-# ------------------------------------------------------------------------------ known defect (loops.py)
-TURNED_DEFECT = ("soadyn.loops: the angular rows of phi = Q log(R_A^T R_B) do not have G_c's rows as their "
-                 "derivative once a loop is closed turned about its free axis (revolute and cylindrical loops, "
-                 "FA hinge loops of rotating joints): d phi = T G_c with T != I, so project() (Gauss-Newton "
-                 "with G_c) converges slowly or diverges")
-
-
+# ---------------------------------------------------------------- loops closed at a turned free axis
 def _turned_revolute_loop() -> sd.Model:
     """A body on three prismatic joints and a spherical joint, held to a world frame by a revolute loop:
     it closes at every turn ``gamma`` about the loop's z axis (q = [1, 0, 0, quat(Rz(gamma))])."""
@@ -311,8 +305,8 @@ def _turned_state(gamma: float) -> np.ndarray:
 
 @pytest.mark.parametrize("gamma", [
     0.0,
-    pytest.param(1.0, marks=pytest.mark.xfail(strict=True, reason=TURNED_DEFECT)),
-    pytest.param(2.5, marks=pytest.mark.xfail(strict=True, reason=TURNED_DEFECT)),
+    1.0,
+    2.5,
 ])
 def test_turned_revolute_loop_jacobian(gamma):
     model = _turned_revolute_loop()
@@ -324,8 +318,8 @@ def test_turned_revolute_loop_jacobian(gamma):
 
 @pytest.mark.parametrize("gamma", [
     0.0,
-    pytest.param(1.0, marks=pytest.mark.xfail(strict=True, reason=TURNED_DEFECT, raises=loops.AssemblyError)),
-    pytest.param(2.5, marks=pytest.mark.xfail(strict=True, reason=TURNED_DEFECT, raises=loops.AssemblyError)),
+    1.0,
+    2.5,
 ])
 def test_turned_revolute_loop_projection(gamma):
     model = _turned_revolute_loop()
@@ -335,7 +329,6 @@ def test_turned_revolute_loop_projection(gamma):
     assert np.abs(loops.constraint_error(model, data, q)).max() <= 1e-12
 
 
-@pytest.mark.xfail(strict=True, reason=TURNED_DEFECT, raises=loops.AssemblyError)
 def test_fa_projection():
     """Projection of a slightly perturbed FA state of the planar four bar (its hinges are turned)."""
     model, q, _, _ = _case("planar_four_bar")

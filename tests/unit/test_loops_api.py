@@ -100,20 +100,11 @@ def test_model_without_loops():
         loops.forward_dynamics(m, m.data(), m.neutral_q(), np.zeros(m.nv), np.zeros(m.nv))
 
 
-UNCHECKED = ("soadyn.loops.forward_dynamics does not check its inputs for NaN/inf before the TA kernel "
-             "(ta_forward -> aba_core expects checked inputs; the KKT path leaves tau unchecked): NaN q is "
-             "reported as a singular mass matrix, NaN qd, tau or f_ext give NaN accelerations silently")
-
-
-def _xfail_unchecked(*values):
-    return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason=UNCHECKED))
-
-
 @pytest.mark.parametrize("arg, method", [
-    _xfail_unchecked("q", "ta"), ("q", "kkt"),
-    _xfail_unchecked("qd", "ta"), ("qd", "kkt"),
-    _xfail_unchecked("tau", "ta"), _xfail_unchecked("tau", "kkt"),
-    _xfail_unchecked("f_ext", "ta"), ("f_ext", "kkt"),
+    ("q", "ta"), ("q", "kkt"),
+    ("qd", "ta"), ("qd", "kkt"),
+    ("tau", "ta"), ("tau", "kkt"),
+    ("f_ext", "ta"), ("f_ext", "kkt"),
 ])
 def test_nan_states_are_rejected(arg, method):
     m = mech.planar_four_bar()

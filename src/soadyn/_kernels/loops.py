@@ -13,9 +13,9 @@ import numpy as np
 
 from .._jit import jit
 from .frames import bias_accelerations, frame_world_pose, jacobian_columns
-from .joints import OK, integrate_config
+from .joints import BAD_FEXT, BAD_IN, OK, all_finite, integrate_config
 from .osim import node_compliance
-from .spatial import cross_motion, rotation_log, spd_inverse, xforce_T_add, xmotion
+from .spatial import cross_motion, rotation_log, spd_inverse, swing_twist_log, xforce_T_add, xmotion
 from .tree import aba_core, articulated_inertias, joint_acceleration, check_state, tree_positions, tree_velocities, world_poses
 
 UNIVERSAL_LOOP = 5
@@ -35,11 +35,13 @@ def frame_motion_in_frame(b, E, r, v, a, a0, V, A):
 
 
 @jit
-def loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, a, a0,
+def loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, a, a0,
               RA, pA, Q, phi, cv, gamma):
     """Per loop: world pose ``(RA[l], pA[l])`` of frame A, the run-time rows ``Q[l]`` and, per row, the
     position error ``phi``, the constraint velocity ``cv = Q V_rel`` and ``gamma = Q a_rel + Qdot V`` (the
-    acceleration-level violation of the accelerations ``a``; Jain 2012 Eq. 12b)."""
+    acceleration-level violation of the accelerations ``a``; Jain 2012 Eq. 12b). The rotation part of ``xi``
+    is measured relative to each loop's free axis ``twist[l]`` when it has one (swing-twist coordinates,
+    :func:`spatial.swing_twist_log`), so that ``d phi / dq = G_c`` on the constraint manifold."""
     RB = np.empty((3, 3))
     pB = np.empty(3)
     EAB = np.empty((3, 3))
@@ -85,7 +87,10 @@ def loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax
         cross_motion(VA, Vrel, tmp)
         for m in range(6):
             arel[m] -= tmp[m]
-        rotation_log(EAB, xi)
+        if twist[l, 0] != 0.0 or twist[l, 1] != 0.0 or twist[l, 2] != 0.0:
+            swing_twist_log(EAB, twist[l], xi)
+        else:
+            rotation_log(EAB, xi)
         for m in range(3):
             xi[3 + m] = (RA[l, 0, m] * (pB[0] - pA[l, 0]) + RA[l, 1, m] * (pB[1] - pA[l, 1])
                          + RA[l, 2, m] * (pB[2] - pA[l, 2]))
@@ -291,7 +296,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
 
 @jit
 def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                q, qd, tau, fext, a0, alpha, beta,
                X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
                RA, pAw, Q, K, fl,
@@ -303,13 +308,20 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     step 3: the correction ``qdd_d = M^-1 G_c^T lam`` by an ABA pass with the loop forces (Eq. 12c);
     step 4: ``qdd = qdd_f + qdd_d`` (Eq. 11).
     ``info``: (rank of K, 1 if K was singular). Returns a kernel status."""
+    st = check_state(jtype, qadr, q, qd)
+    if st != OK:
+        return st
+    if not all_finite(tau):
+        return BAD_IN
+    if not all_finite(fext):
+        return BAD_FEXT
     T = np.empty((4, 6, 6))
     st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
                   X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
     world_poses(parent, X_E, X_r, oR, op)
-    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, a, a0,
+    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, a, a0,
               RA, pAw, Q, phi, cv, gamma)
     for r in range(gamma.shape[0]):
         gamma[r] += 2.0 * alpha * cv[r] + beta * beta * phi[r]
@@ -333,7 +345,7 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 @jit
 def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                   q, qd,
                   X_E, X_r, S, v, c, h, vJ, oR, op, RA, pAw, Q,
                   phi, cv, gdot, G):
@@ -349,7 +361,7 @@ def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     world_poses(parent, X_E, X_r, oR, op)
     bias_accelerations(parent, X_E, X_r, c, h)
-    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, h, np.zeros(6),
+    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, h, np.zeros(6),
               RA, pAw, Q, phi, cv, gdot)
     Jw = np.zeros((6, nv))
     Jr = np.empty(6)
@@ -401,7 +413,7 @@ def mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, 
 
 @jit
 def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                   q, qd, tol, max_iter,
                   X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
                   RA, pAw, Q, K, fl, phi, cv, gamma, lam, info, R3):
@@ -422,7 +434,7 @@ def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
         world_poses(parent, X_E, X_r, oR, op)
         v[:] = 0.0
-        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, acc, zero6,
                   RA, pAw, Q, phi, cv, gamma)
         err = 0.0
         for r in range(phi.shape[0]):
@@ -443,7 +455,7 @@ def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
         it += 1
     # velocities: G qd = 0 at the projected positions
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+    loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, acc, zero6,
               RA, pAw, Q, phi, cv, gamma)
     for r in range(cv.shape[0]):
         rhs[r] = -cv[r]

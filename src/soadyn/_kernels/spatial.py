@@ -368,3 +368,55 @@ def rotation_log(R, out):
             out[j] = -out[j]
     for j in range(3):
         out[j] *= th
+
+
+@jit
+def rotation_to_quat(R):
+    """Scalar-last unit quaternion ``(x, y, z, w)`` of a rotation matrix (Shepperd's method), ``w >= 0``."""
+    t = R[0, 0] + R[1, 1] + R[2, 2]
+    if t > 0.0:
+        s = 2.0 * math.sqrt(1.0 + t)
+        x, y, z, w = (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, 0.25 * s
+    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
+        s = 2.0 * math.sqrt(max(1e-300, 1.0 + R[0, 0] - R[1, 1] - R[2, 2]))
+        x, y, z, w = 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s
+    elif R[1, 1] >= R[2, 2]:
+        s = 2.0 * math.sqrt(max(1e-300, 1.0 + R[1, 1] - R[0, 0] - R[2, 2]))
+        x, y, z, w = (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s
+    else:
+        s = 2.0 * math.sqrt(max(1e-300, 1.0 + R[2, 2] - R[0, 0] - R[1, 1]))
+        x, y, z, w = (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s, (R[1, 0] - R[0, 1]) / s
+    if w < 0.0:
+        x, y, z, w = -x, -y, -z, -w
+    n = 1.0 / math.sqrt(x * x + y * y + z * z + w * w)
+    return x * n, y * n, z * n, w * n
+
+
+@jit
+def swing_twist_log(R, a, out):
+    """Rotation coordinates of ``R`` relative to the unit axis ``a``: ``R = R_swing R_twist`` with
+    ``R_twist = rot(a, gamma)`` and ``R_swing`` turning about an axis perpendicular to ``a``;
+    ``out = log(R_swing) + gamma a``. Near ``R = 1`` this is ``log(R)`` to first order, and on the set
+    ``{rot(a, gamma)}`` its perpendicular part vanishes exactly, so its derivative there is the relative
+    angular velocity (used for the position error of loops that turn about ``a``)."""
+    x, y, z, w = rotation_to_quat(R)
+    d = x * a[0] + y * a[1] + z * a[2]
+    nt = math.sqrt(d * d + w * w)
+    if nt < 1e-12:  # a half turn about a perpendicular axis: no twist
+        tx, ty, tz, tw = 0.0, 0.0, 0.0, 1.0
+        gamma = 0.0
+    else:
+        tx, ty, tz, tw = d * a[0] / nt, d * a[1] / nt, d * a[2] / nt, w / nt
+        gamma = 2.0 * math.atan2(d, w)
+    # swing = q * conj(twist)
+    sx = tw * x - w * tx - (y * tz - z * ty)
+    sy = tw * y - w * ty - (z * tx - x * tz)
+    sz = tw * z - w * tz - (x * ty - y * tx)
+    sw = w * tw + x * tx + y * ty + z * tz
+    if sw < 0.0:
+        sx, sy, sz, sw = -sx, -sy, -sz, -sw
+    sn = math.sqrt(sx * sx + sy * sy + sz * sz)
+    k = 2.0 * math.atan2(sn, sw) / sn if sn > 1e-12 else 2.0
+    out[0] = k * sx + gamma * a[0]
+    out[1] = k * sy + gamma * a[1]
+    out[2] = k * sz + gamma * a[2]
