@@ -262,6 +262,82 @@ def run_osc_humanoid(scenario: str, duration: float, dt: float, out: Path):
         click.echo(f"  wrote        {path} ({kind})")
 
 
+def _mechanism_names() -> list:
+    from .models.mechanisms import MECHANISMS
+
+    return list(MECHANISMS)
+
+
+@run.command("mechanism", short_help="A closed-chain mechanism of Jain 2012 Sec. 4, by TA or FA.")
+@click.argument("name", type=click.Choice(_mechanism_names()))
+@click.option("--method", type=click.Choice(["ta", "fa"]), default="ta", show_default=True,
+              help="ta: the tree with its cut joints as loops; fa: every body free, every hinge a loop.")
+@click.option("--stabilization", type=click.Choice(["none", "baumgarte", "projection"]), default="none",
+              show_default=True, help="Constraint error control.")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=2.0, show_default=True,
+              help="Simulated time (s).")
+@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-4, show_default=True,
+              help="Time step (s).")
+@click.option("--integrator", type=click.Choice(["rk4", "semi_implicit"]), default="rk4", show_default=True)
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def run_mechanism(name: str, method: str, stabilization: str, duration: float, dt: float, integrator: str,
+                  out: Path):
+    """Simulate mechanism NAME of Jain et al. 2012 Sec. 4 from its assembled rest state under its steady
+    driving torque, with the accelerations of Lemma 2 on the TA or the FA model; writes the trajectory
+    (npz), a plot of the coordinates (FA: body origins) and constraint errors (png) and a summary (json)."""
+    from .experiments import jain2012
+
+    try:
+        s = jain2012.run_mechanism(name, method, stabilization, duration=duration, dt=dt, integrator=integrator,
+                                   out_dir=out)
+    except ValueError as exc:
+        _fail(str(exc))
+    click.echo(f"{name} ({method.upper()}, {integrator}, dt = {dt:g} s, stabilization {stabilization}): "
+               f"nv = {s['nv']}, {s['nc']} constraint rows, {s['steps']} steps in {s['kernel_time_s']:.2f} s "
+               f"({s['steps_per_second']:,.0f} steps/s)")
+    click.echo(f"  driver       {s['driver']}, {s['torque']:g} N m, turned {s['driver_angle_change_rad']:.4f} rad")
+    click.echo(f"  constraint   max |phi| = {s['max_constraint_error']:.3e}, final {s['final_constraint_error']:.3e}, "
+               f"max |G qd| = {s['max_constraint_velocity_error']:.3e}")
+    click.echo(f"  energy       change {s['energy_change_J']:.6g} J, driver work {s['driver_work_J']:.6g} J")
+    if stabilization == "projection":
+        click.echo(f"  projection   at most {s['projection_iterations_max']} Gauss-Newton iterations a step")
+    for kind, path in s["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
+# -------------------------------------------------------------------------------------------- reproduce
+@main.group(short_help="Reproduce the papers' figures (soadyn reproduce jain2012-fig4 ...).")
+def reproduce():
+    """Reproduce a figure or table of the papers and write its plot and data."""
+
+
+@reproduce.command("jain2012-fig4", short_help="FA vs TA trajectories of two mechanisms (Jain 2012 Fig. 4).")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=2.0, show_default=True,
+              help="Simulated time (s).")
+@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-4, show_default=True,
+              help="Time step (s); the paper's is 0.1 ms.")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_jain2012_fig4(duration: float, dt: float, out: Path):
+    """Jain et al. 2012 Fig. 4: FA and TA trajectories (RK4, no constraint error control) of the rocker
+    angle of the planar four bar and the slider position of the spatial crank slider, overlaid; writes
+    the plot (png), the plotted series (csv) and the maximum differences (json)."""
+    from .experiments import jain2012
+
+    try:
+        r = jain2012.reproduce_fig4(out_dir=out, duration=duration, dt=dt)
+    except ValueError as exc:
+        _fail(str(exc))
+    click.echo(f"Jain 2012 Fig. 4: FA vs TA, rk4, dt = {dt:g} s, {duration:g} s ({r['wall_time_s']:.1f} s)")
+    for name, m in r["mechanisms"].items():
+        click.echo(f"  {name:<21} {m['quantity']}: max |FA - TA| = {m['max_abs_difference']:.3e} "
+                   f"(range {m['range'][0]:.4g} .. {m['range'][1]:.4g}); max |phi| TA {m['max_constraint_error']['ta']:.1e}, "
+                   f"FA {m['max_constraint_error']['fa']:.1e}")
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
 # ----------------------------------------------------------------------------------------------- warmup
 def warmup_calls(model: soadyn.Model, rng=None) -> list:
     """``[(label, zero-argument callable)]`` calling every public function of soadyn once on ``model``
@@ -325,24 +401,15 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
 
 
 def _warmup_loops() -> None:
-    """Closed-chain kernels on a small planar four bar: TA and KKT forward dynamics, constraint state,
+    """Closed-chain kernels on the planar four bar: TA and KKT forward dynamics, constraint state,
     projection, and loop simulations with each error control."""
     from . import loops
+    from .models import initial_state, planar_four_bar
 
-    J = soadyn.joints
-    b = soadyn.ModelBuilder("warmup_four_bar", gravity=(0.0, -9.81, 0.0))
-    rod = soadyn.Inertia(1.0, (0.25, 0.0, 0.0), np.diag([1e-3, 0.02, 0.02]))
-    b.add_body("crank", "world", J.Revolute((0, 0, 1)), None, rod)
-    b.add_body("coupler", "crank", J.Revolute((0, 0, 1)), soadyn.Transform.from_pose(None, (0.5, 0, 0)), rod)
-    b.add_body("rocker", "world", J.Revolute((0, 0, 1)), soadyn.Transform.from_pose(None, (1.0, 0, 0)), rod)
-    b.add_frame("coupler_end", "coupler", soadyn.Transform.from_pose(None, (1.2, 0, 0)))
-    b.add_frame("rocker_end", "rocker", soadyn.Transform.from_pose(None, (1.0, 0, 0)))
-    b.add_loop("pin", "rocker_end", "coupler_end", "planar_pin")
-    model = b.finalize()
+    model = planar_four_bar()
     d = model.data()
-    q = loops.assemble(model, [1.2, -0.9, 1.9], fixed=["crank_joint"])
-    qd = np.zeros(model.nv)
-    tau = np.array([0.5, 0.0, 0.0])
+    state = initial_state(model)
+    q, qd, tau = state.q, state.qd, state.tau(model)
     for method in loops.METHODS:
         loops.forward_dynamics(model, d, q, qd, tau, method=method, baumgarte=(1.0, 1.0))
     loops.constraint_state(model, d, q, qd)

@@ -346,6 +346,23 @@ def _api_calls(model, rng):
             ctl.hold(v(q, k))
             ctl.compute(v(q, k), v(qd, k))
         calls["control"] = controller  # soadyn.control.OperationalSpaceController
+    if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection
+        from soadyn import loops
+
+        state = sd.models.initial_state(model)
+        lq, lqd, ltau = state.q, state.qd, state.tau(model)
+        calls["loops"] = lambda k: ([loops.forward_dynamics(model, d, v(lq, k), v(lqd, k), v(ltau, k), method=m)
+                                     for m in loops.METHODS],
+                                    loops.constraint_state(model, d, v(lq, k), v(lqd, k)),
+                                    loops.project(model, d, v(lq, k), v(lqd, k)))
+        if hasattr(sd, "Simulator"):
+            def simulate_loops(k):
+                for stabilization in (None, "baumgarte", "projection"):
+                    sim = sd.Simulator(model, dt=1e-3, integrator="rk4", stabilization=stabilization)
+                    traj = sim.rollout(v(lq, k), v(lqd, k), steps=2, tau=v(ltau, k), progress=False)
+                    sim.step(v(lq, k), v(lqd, k), tau=v(ltau, k))
+                traj.frame_positions(model, model.frame_names[-1])
+            calls["Simulator"] = simulate_loops
     return calls
 
 
@@ -370,7 +387,7 @@ def exercise(out_path: str) -> None:
         return {k: [str(s) for s in o.signatures] for k, o in disp.items()}
 
     models = [sd.models.auto_tree(9, joint_mix=sd.models.ALL_JOINTS, seed=3, name="all_joints"),
-              sd.models.pendulum(4)]
+              sd.models.pendulum(4), sd.models.planar_four_bar()]
     origin: dict[str, list] = {}  # kernel -> [[signature, model, function, variant], ...]
     failures: dict[str, str] = {}
     covered = set()
