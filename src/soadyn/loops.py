@@ -14,6 +14,9 @@ import dataclasses
 
 import numpy as np
 
+from ._kernels import loops as _kl
+from .dynamics import (_check_data, as_array, check_status, copy_in, crba, external_forces, integrate, kernel_array,
+                       rnea)
 from .model import Model, ModelError
 
 __all__ = ["KINDS", "with_loops", "AssemblyError", "LoopError"]
@@ -159,8 +162,6 @@ def _stabilization(baumgarte) -> tuple[float, float]:
 def constraint_state(model: Model, data, q, qd=None):
     """``(phi, cv, gdot, G)``: position errors (nc,), constraint velocities ``G_c qd``, ``Gdot_c qd`` and
     the constraint Jacobian ``G_c`` (nc, nv) at ``(q, qd)`` (views into ``data``)."""
-    from ._kernels import loops as _kl
-    from .dynamics import _check_data, check_status, copy_in
 
     _check_data(model, data)
     copy_in(q, data.q, "q")
@@ -195,8 +196,6 @@ def forward_dynamics(model: Model, data, q, qd, tau, f_ext=None, method: str = "
     and for fully augmented models. ``baumgarte=(alpha, beta)`` adds ``2 alpha G qd + beta^2 phi`` to the
     constraint acceleration. Redundant loops are solved in the least-squares sense; ``data.loop_info``
     holds (rank, 1 if redundant). The multipliers are in ``data.loop_lambda``."""
-    from ._kernels import loops as _kl
-    from .dynamics import _check_data, check_status, copy_in, crba, external_forces, rnea
 
     _check_data(model, data)
     if method not in METHODS:
@@ -223,7 +222,6 @@ def _kkt(model: Model, data, q, qd, tau, f_ext, alpha: float, beta: float) -> np
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
 
-    from .dynamics import as_array, crba, rnea
 
     tau = as_array(tau, (model.nv,), "tau")
     if not np.all(np.isfinite(tau)):
@@ -261,8 +259,6 @@ def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     mass-weighted minimum-norm step ``dq = -M^-1 G^T (G M^-1 G^T)^+ phi``, then velocities onto
     ``G qd = 0`` the same way, in one kernel call (the Schur complement from the node compliance, M^-1 G^T
     by an ABA pass). Returns new ``(q, qd)``; :class:`AssemblyError` if positions do not converge."""
-    from ._kernels import loops as _kl
-    from .dynamics import _check_data, check_status, kernel_array
 
     _check_data(model, data)
     q = kernel_array(q, (model.nq,), "q").copy()
@@ -283,7 +279,6 @@ def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-10, max_iter: int 
     """Close the loops from ``q_guess`` by damped Gauss-Newton (minimum-norm steps in the free velocity
     coordinates), holding the dofs of the joints named in ``fixed`` (names or joint indices). Returns the
     assembled ``q``; :class:`AssemblyError` names the loop with the largest residual when it fails."""
-    from .dynamics import as_array, integrate
 
     data = model.data()
     q = as_array(q_guess, (model.nq,), "q_guess").copy()
@@ -316,7 +311,6 @@ def _phi_jacobian(model: Model, data, q, dofs) -> np.ndarray:
     """Central differences of ``phi`` along ``integrate(q, eps e_k)`` for the dofs ``k`` (nc, len(dofs)):
     the exact derivative of the position error away from closure, where ``G_c`` (exact on the constraint
     manifold) is only a first-order approximation."""
-    from .dynamics import integrate
 
     eps = 1e-7
     out = np.empty((model.nc, len(dofs)))
