@@ -2,7 +2,9 @@
 plot) and :func:`energy` evaluates kinetic and potential energy (DESIGN sections 4-5).
 
 A step is one kernel call; :meth:`Simulator.rollout` runs all steps of a run in one kernel call, or in a
-few chunks (one call each) behind a progress bar when the run is long.
+few chunks (one call each) behind a progress bar when the run is long. Models with loop constraints
+(``model.nl > 0``) are stepped with the closed-chain accelerations of Jain et al. 2012 Lemma 2 at every
+integrator stage, optionally stabilized by Baumgarte terms or projection error control (Sec. 5).
 """
 
 from __future__ import annotations
@@ -23,10 +25,21 @@ from .data import Data
 from .dynamics import _check_data, as_array, check_status, external_forces
 from .model import Model
 
-__all__ = ["Simulator", "Trajectory", "SimulationError", "energy", "INTEGRATORS"]
+__all__ = ["Simulator", "Trajectory", "SimulationError", "energy", "INTEGRATORS", "LOOP_METHODS",
+           "STABILIZATIONS"]
 
 INTEGRATORS = {"semi_implicit": _ks.SEMI_IMPLICIT, "rk4": _ks.RK4}
 """Integrator names accepted by :class:`Simulator` and their kernel codes."""
+LOOP_METHODS = ("ta",)
+"""Closed-chain methods :class:`Simulator` steps with (``"kkt"`` is rejected: see :class:`Simulator`)."""
+STABILIZATIONS = (None, "baumgarte", "projection")
+"""Constraint error control of :class:`Simulator` for models with loops (``"none"`` is read as None)."""
+DEFAULT_BAUMGARTE = (50.0, 50.0)
+"""``(alpha, beta)`` (1/s) of ``stabilization="baumgarte"`` when none are given: the constraint error obeys
+``phi'' + 2 alpha phi' + beta^2 phi = 0``, critically damped with a 20 ms time constant (keep
+``alpha dt`` well below 1 with explicit integrators)."""
+PROJECTION_MAX_ITER = 20
+"""Gauss-Newton iterations allowed per projection before a rollout fails (``NOT_CLOSED``)."""
 
 PROGRESS_AFTER_S = 1.0
 """Runs expected to take longer than this (seconds of kernel time) show a progress bar by default."""
@@ -34,14 +47,18 @@ CHUNK_S = 0.2
 """Target kernel time of one chunk when a run is split for its progress bar (seconds)."""
 _body_eval_seconds = [6e-7]
 """Cost of one dynamics evaluation per body (seconds) for the wall-time estimate of a run: an a priori
-value, replaced by the measurement of the last timed rollout (any model) in this process."""
+value, replaced by the measurement of the last timed rollout (any model without loops) in this process."""
+_loop_eval_seconds = [4e-6]
+"""The same for models with loops (per body and loop row of one closed-chain evaluation), calibrated on
+the last timed rollout of a model with loops."""
 
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
 
 
 class SimulationError(ValueError):
-    """A rollout failed at ``step`` (time ``time``): non-finite inputs, a singular mass matrix or a
-    diverged state. ``trajectory`` holds the states up to and including the last valid one (``t <= time``)."""
+    """A rollout failed at ``step`` (time ``time``): non-finite inputs, a singular mass matrix, a diverged
+    state or, with projection, loops that could not be closed. ``trajectory`` holds the states up to and
+    including the last valid one (``t <= time``)."""
 
     def __init__(self, message: str, step: int, time: float, trajectory: "Trajectory"):
         super().__init__(message)
@@ -68,6 +85,13 @@ class Trajectory:
     ``t`` (K,) seconds; ``q`` (K, nq); ``qd`` (K, nv); ``energy`` (K, 3) kinetic, potential, total (J);
     ``stats``: dict of run facts (model, nq, nv, dt, integrator, steps, kernel wall time, steps per second,
     ...), JSON-serializable; ``model_name``: the model the run belongs to.
+
+    Runs of a model with loops also carry (None otherwise), saved and loaded with the rest:
+    ``constraint_error`` (K,) ``max |phi|`` of each state (loop position errors, m or rad);
+    ``constraint_velocity_error`` (K,) ``max |G_c qd|``; and per step ``n`` (K - 1 rows, step ``n`` goes from
+    state ``n`` to ``n + 1``): ``loop_rank`` the smallest rank of the Schur complement ``Q Lambda Q*`` over
+    the integrator stages, ``loop_singular`` 1 where it was singular (redundant loops, solved in the
+    least-squares sense), ``projection_iterations`` the Gauss-Newton iterations of projection (0 without).
     """
 
     t: np.ndarray
@@ -76,6 +100,11 @@ class Trajectory:
     energy: np.ndarray
     stats: dict = field(default_factory=dict)
     model_name: str = ""
+    constraint_error: np.ndarray | None = None
+    constraint_velocity_error: np.ndarray | None = None
+    loop_rank: np.ndarray | None = None
+    loop_singular: np.ndarray | None = None
+    projection_iterations: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
@@ -115,13 +144,20 @@ class Trajectory:
     @classmethod
     def from_states(cls, model: Model, t, Q, QD, stats: dict | None = None) -> "Trajectory":
         """A trajectory of states recorded outside :meth:`Simulator.rollout` (e.g. a closed-loop run
-        stepped from Python), with energies evaluated in one kernel call."""
+        stepped from Python), with energies (and, for a model with loops, the constraint errors)
+        evaluated in one kernel call each."""
         t = np.ascontiguousarray(t, dtype=np.float64)
         Q = np.ascontiguousarray(as_array(Q, (t.shape[0], model.nq), "Q"))
         QD = np.ascontiguousarray(as_array(QD, (t.shape[0], model.nv), "QD"))
         E = np.empty((t.shape[0], 3))
-        check_status(_energies(model, model.data(), Q, QD, E), model, Q[0], ("Q", "QD"))
-        return cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name)
+        data = model.data()
+        check_status(_energies(model, data, Q, QD, E), model, Q[0], ("Q", "QD"))
+        traj = cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name)
+        if model.nl > 0:
+            err = _constraint_errors(model, data, Q, QD)
+            traj.constraint_error = err[:, 0].copy()
+            traj.constraint_velocity_error = err[:, 1].copy()
+        return traj
 
     # ------------------------------------------------------------------ derived quantities
     def _check_model(self, model: Model) -> None:
@@ -162,6 +198,22 @@ class Trajectory:
 
 
 # -------------------------------------------------------------------------------------------- energy
+def _loop_arrays(model: Model) -> tuple:
+    from .loops import _loop_arrays as loop_arrays
+
+    return loop_arrays(model)
+
+
+def _constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
+    """``(max |phi|, max |G_c qd|)`` of each state (K, 2), one kernel call."""
+    err = np.empty((Q.shape[0], 2))
+    d = data
+    st = _ks.constraint_errors(*model._tree, *_loop_arrays(model), Q, QD, d.X_E, d.X_r, d.S, d.v, d.c, d.vJ,
+                               d.oR, d.op, d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, err)
+    check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
+    return err
+
+
 def _energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
     return _ks.energies(*model._tree, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
                         data.v, data.c, data.oR, data.op, E)
@@ -191,31 +243,87 @@ def _positive_finite(x, name: str) -> float:
     return x
 
 
+def _non_negative_finite(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name}: expected (alpha, beta) of finite numbers >= 0, got {x!r}")
+    x = float(x)
+    if not (math.isfinite(x) and x >= 0.0):
+        raise ValueError(f"{name}: expected (alpha, beta) of finite numbers >= 0, got {x!r}")
+    return x
+
+
 class Simulator:
-    """Time stepping of a tree model with fixed step ``dt`` (seconds).
+    """Time stepping of a model with fixed step ``dt`` (seconds).
 
     ``integrator``: ``"semi_implicit"`` (``qd' = qd + dt qdd``, ``q' = q (+) dt qd'``; one dynamics
     evaluation per step, first order; symplectic only for a constant mass matrix, otherwise the energy
     drifts by O(dt) per unit time) or ``"rk4"`` (classical Runge-Kutta, four evaluations, fourth order).
 
+    Models with loop constraints (``model.nl > 0``): every evaluation solves the closed-chain dynamics by
+    Jain et al. 2012 Lemma 2 (``loop_method="ta"``, the tree-augmented method: ABA, the Schur complement
+    from the node compliance, multipliers, ABA correction; :func:`soadyn.loops.forward_dynamics`), in the
+    same single kernel call per step or per rollout. ``loop_method="kkt"`` (the sparse KKT solve, a scipy
+    call) is not offered by the simulator and is rejected: it cannot run inside the rollout kernel; use
+    :func:`soadyn.loops.forward_dynamics` with ``method="kkt"`` to check accelerations. Constraint error
+    control (``stabilization``): None (the drift of ``phi`` is left alone), ``"baumgarte"``
+    (``2 alpha G qd + beta^2 phi`` added to the constraint acceleration with ``baumgarte=(alpha, beta)`` in
+    1/s, default :data:`DEFAULT_BAUMGARTE`) or ``"projection"`` (after every step, positions by
+    mass-weighted Gauss-Newton onto ``max |phi| <= projection_tol``, then velocities onto ``G qd = 0``;
+    Jain 2012 Sec. 5). The initial state is used as given (close it with :func:`soadyn.loops.assemble`
+    and :func:`soadyn.loops.project`); its errors are recorded in the trajectory.
+
     The simulator owns one :class:`~soadyn.data.Data` workspace (``sim.data``): use one simulator per thread.
     """
 
-    def __init__(self, model: Model, dt: float, integrator: str = "semi_implicit"):
+    def __init__(self, model: Model, dt: float, integrator: str = "semi_implicit", loop_method: str = "ta",
+                 stabilization: str | None = None, baumgarte=None, projection_tol: float = 1e-12):
         if not isinstance(model, Model):
             raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
         self._dt = _positive_finite(dt, "dt")
-        if integrator not in INTEGRATORS:
+        if not isinstance(integrator, str) or integrator not in INTEGRATORS:
             raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
         self.model = model
-        self.data = model.data()
         self._integrator = integrator
         self._method = INTEGRATORS[integrator]
+        self._loops = model.nl > 0
+        self._loop_method, self._stabilization, self._baumgarte, self._tol = self._loop_options(
+            loop_method, stabilization, baumgarte, projection_tol)
+        self.data = model.data()
         # one-step buffers of step()
         self._Q1 = np.zeros((2, model.nq))
         self._QD1 = np.zeros((2, model.nv))
         self._tau1 = np.zeros((1, model.nv))
         self._fext1 = np.zeros((1, model.nb, 6))
+        self._info1 = np.zeros((1, 3), dtype=np.int64)
+
+    def _loop_options(self, loop_method, stabilization, baumgarte, projection_tol):
+        m = self.model
+        if loop_method == "kkt":
+            raise ValueError("loop_method: 'kkt' is not supported by the Simulator (the sparse KKT solve is a "
+                             "scipy call that cannot run inside the rollout kernel); use loop_method='ta', the "
+                             "same accelerations by Jain 2012 Lemma 2, or soadyn.loops.forward_dynamics(..., "
+                             "method='kkt') to check them")
+        if not isinstance(loop_method, str) or loop_method not in LOOP_METHODS:
+            raise ValueError(f"loop_method: expected one of {LOOP_METHODS}, got {loop_method!r}")
+        if stabilization == "none":
+            stabilization = None
+        if stabilization is not None and (not isinstance(stabilization, str) or stabilization not in STABILIZATIONS):
+            raise ValueError(f"stabilization: expected one of {STABILIZATIONS}, got {stabilization!r}")
+        if stabilization is not None and not self._loops:
+            raise ValueError(f"stabilization: {stabilization!r} needs loop constraints, and model {m.name!r} has "
+                             "none (a tree has no constraint error to control)")
+        if baumgarte is not None and stabilization != "baumgarte":
+            raise ValueError(f"baumgarte: (alpha, beta) given with stabilization={stabilization!r}; pass "
+                             "stabilization='baumgarte' to use them")
+        alpha = beta = 0.0
+        if stabilization == "baumgarte":
+            ab = DEFAULT_BAUMGARTE if baumgarte is None else baumgarte
+            if isinstance(ab, (str, bytes)) or not hasattr(ab, "__len__") or len(ab) != 2:
+                raise ValueError(f"baumgarte: expected (alpha, beta), got {baumgarte!r}")
+            alpha = _non_negative_finite(ab[0], "baumgarte")
+            beta = _non_negative_finite(ab[1], "baumgarte")
+        tol = _positive_finite(projection_tol, "projection_tol")
+        return loop_method, stabilization, (alpha, beta), tol
 
     @property
     def dt(self) -> float:
@@ -225,15 +333,44 @@ class Simulator:
     def integrator(self) -> str:
         return self._integrator
 
+    @property
+    def loop_method(self) -> str:
+        return self._loop_method
+
+    @property
+    def stabilization(self) -> str | None:
+        return self._stabilization
+
+    @property
+    def baumgarte(self) -> tuple[float, float]:
+        """``(alpha, beta)`` in use (zeros unless ``stabilization="baumgarte"``)."""
+        return self._baumgarte
+
+    @property
+    def projection_tol(self) -> float:
+        return self._tol
+
     def __repr__(self) -> str:
-        return f"<soadyn.Simulator {self.model.name!r} dt={self._dt:g} integrator={self._integrator!r}>"
+        extra = ""
+        if self._loops:
+            extra = f" loop_method={self._loop_method!r} stabilization={self._stabilization!r}"
+        return f"<soadyn.Simulator {self.model.name!r} dt={self._dt:g} integrator={self._integrator!r}{extra}>"
 
     # ------------------------------------------------------------------ kernel call
-    def _kernel(self, Q, QD, tau, fext) -> int:
+    def _kernel(self, Q, QD, tau, fext, info) -> int:
         m, d = self.model, self.data
-        return _ks.rollout(*m._tree, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
-                           d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
-                           Q, QD)
+        if not self._loops:
+            return _ks.rollout(*m._tree, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
+                               d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
+                               Q, QD)
+        alpha, beta = self._baumgarte
+        project = 1 if self._stabilization == "projection" else 0
+        return _ks.loop_rollout(*m._tree, *_loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel, self._dt,
+                                self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
+                                d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.oR,
+                                d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
+                                d.loop_R, d.loop_p, d.loop_Q, d.loop_K, d.loop_f, d.loop_phi, d.loop_cv,
+                                d.loop_gamma, d.loop_lambda, Q, QD, info)
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
         out[...] = external_forces(self.model, self.data, f_ext)
@@ -242,7 +379,7 @@ class Simulator:
     def step(self, q, qd, tau=None, f_ext=None) -> tuple[np.ndarray, np.ndarray]:
         """One step from ``(q, qd)`` with joint forces ``tau`` (nv,) and body-frame external forces
         ``f_ext`` ((nb, 6) or ``{body: 6-vector}``) held during the step. Returns new arrays
-        ``(q_next, qd_next)``; one kernel call."""
+        ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
         m = self.model
         self._Q1[0] = as_array(q, (m.nq,), "q")
         self._QD1[0] = as_array(qd, (m.nv,), "qd")
@@ -251,14 +388,21 @@ class Simulator:
         else:
             self._tau1[0] = as_array(tau, (m.nv,), "tau")
         self._fext_row(f_ext, self._fext1[0])
-        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1)
+        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1)
         if st != _kj.OK:
             code = st & _STEP_MASK
             if code == _ks.DIVERGED:
                 raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
                                  "diverged; try a smaller dt)")
+            if code == _ks.NOT_CLOSED:
+                raise ValueError(self._not_closed())
             check_status(code, m, self._Q1[0], ("q", "qd", "tau", "f_ext"))
         return self._Q1[1].copy(), self._QD1[1].copy()
+
+    def _not_closed(self) -> str:
+        return (f"projection did not close the loops to max |phi| <= {self._tol:g} in {PROJECTION_MAX_ITER} "
+                "Gauss-Newton iterations (the state drifted too far from the constraint manifold, or the "
+                "tolerance is below round-off; try a smaller dt or a larger projection_tol)")
 
     # ------------------------------------------------------------------ rollout
     def _nsteps(self, duration, steps, schedule_rows: int | None) -> int:
@@ -289,8 +433,13 @@ class Simulator:
         return np.array(a[None], dtype=np.float64, order="C", copy=True), False
 
     def _body_evals(self, nsteps: int) -> int:
-        """Dynamics evaluations times bodies (plus a per-step overhead of about two bodies) of a run."""
-        return nsteps * (4 if self._method == _ks.RK4 else 1) * (self.model.nb + 2)
+        """Dynamics evaluations times bodies (plus a per-step overhead of about two bodies; with loops,
+        plus the constraint rows) of a run."""
+        size = self.model.nb + 2 + (self.model.nc if self._loops else 0)
+        return nsteps * (4 if self._method == _ks.RK4 else 1) * size
+
+    def _eval_seconds(self) -> list:
+        return _loop_eval_seconds if self._loops else _body_eval_seconds
 
     def rollout(self, q0, qd0, duration=None, steps=None, tau=None, f_ext=None, progress=None) -> Trajectory:
         """Simulate ``steps`` steps (or ``round(duration / dt)``) from ``(q0, qd0)``; returns the
@@ -305,9 +454,12 @@ class Simulator:
         the run is expected to take longer than ``PROGRESS_AFTER_S``, they run in chunks of about
         ``CHUNK_S`` seconds behind a tqdm progress bar. ``progress=False``: never a bar.
 
-        A failure (non-finite input of a step, singular mass matrix, diverged state) raises
-        :class:`SimulationError` (a ``ValueError``) naming the step and time; its ``trajectory`` holds the
-        states computed before the failure.
+        With loops, the trajectory also carries the constraint errors of every state and the per-step
+        loop statistics (see :class:`Trajectory`); ``stats`` adds their summary.
+
+        A failure (non-finite input of a step, singular mass matrix, diverged state, loops that projection
+        cannot close) raises :class:`SimulationError` (a ``ValueError``) naming the step and time; its
+        ``trajectory`` holds the states computed before the failure.
         """
         m = self.model
         q0 = as_array(q0, (m.nq,), "q0")
@@ -331,9 +483,11 @@ class Simulator:
 
         Q = np.empty((nsteps + 1, m.nq))
         QD = np.empty((nsteps + 1, m.nv))
+        info = np.zeros((nsteps, 3), dtype=np.int64)
         Q[0] = q0
         QD[0] = qd0
-        expected = self._body_evals(nsteps) * _body_eval_seconds[0]
+        calibration = self._eval_seconds()
+        expected = self._body_evals(nsteps) * calibration[0]
         show = progress if progress is not None else expected > PROGRESS_AFTER_S
         if show:
             per_step = max(expected / nsteps, 1e-9)
@@ -342,7 +496,8 @@ class Simulator:
         else:
             bounds = [0, nsteps]
 
-        was_compiled = bool(_ks.rollout.signatures)
+        kernel = _ks.loop_rollout if self._loops else _ks.rollout
+        was_compiled = bool(kernel.signatures)
         bar = None
         if show:
             from tqdm.auto import tqdm
@@ -356,7 +511,7 @@ class Simulator:
                 tau_c = tau_a[s0:s1] if tau_sched else tau_a
                 fext_c = fext_a[s0:s1] if fext_sched else fext_a
                 t0 = time.perf_counter()
-                st = self._kernel(Q[s0:s1 + 1], QD[s0:s1 + 1], tau_c, fext_c)
+                st = self._kernel(Q[s0:s1 + 1], QD[s0:s1 + 1], tau_c, fext_c, info[s0:s1])
                 wall += time.perf_counter() - t0
                 if st != _kj.OK:
                     break
@@ -366,16 +521,16 @@ class Simulator:
             if bar is not None:
                 bar.close()
         if st == _kj.OK and was_compiled and wall > 0.01:  # calibrate on runs long enough to time
-            _body_eval_seconds[0] = wall / self._body_evals(nsteps)
+            calibration[0] = wall / self._body_evals(nsteps)
 
         if st == _kj.OK:
-            return self._trajectory(Q, QD, nsteps, wall, len(bounds) - 1)
+            return self._trajectory(Q, QD, info, nsteps, wall, len(bounds) - 1)
         code, field_ = st & _STEP_MASK, st >> _ks.STEP_SHIFT
         if field_ == 0:  # the initial state was rejected
             check_status(code, m, q0, ("q0", "qd0", "tau", "f_ext"))
         k = s0 + field_ - 1  # the failing step; states 0..k are valid
         t_k = k * self._dt
-        traj = self._trajectory(Q[:k + 1].copy(), QD[:k + 1].copy(), k, wall, len(bounds) - 1)
+        traj = self._trajectory(Q[:k + 1].copy(), QD[:k + 1].copy(), info[:k].copy(), k, wall, len(bounds) - 1)
         traj.stats["failed_step"] = k
         raise SimulationError(f"step {k} (t = {t_k:.6g} s): {self._reason(code, k, tau_sched, fext_sched)}",
                               k, t_k, traj)
@@ -384,6 +539,8 @@ class Simulator:
         if code == _ks.DIVERGED:
             return ("the state became non-finite (the integration diverged; try a smaller dt or the rk4 "
                     "integrator)")
+        if code == _ks.NOT_CLOSED:
+            return self._not_closed()
         if code == _kj.BAD_IN:
             return f"tau{f'[{k}]' if tau_sched else ''}: contains NaN or inf"
         if code == _kj.BAD_FEXT:
@@ -394,7 +551,7 @@ class Simulator:
             return str(exc)
         return f"kernel status {code}"
 
-    def _trajectory(self, Q, QD, nsteps: int, wall: float, chunks: int) -> Trajectory:
+    def _trajectory(self, Q, QD, info, nsteps: int, wall: float, chunks: int) -> Trajectory:
         m = self.model
         E = np.empty((Q.shape[0], 3))
         st = _energies(m, self.data, Q, QD, E)
@@ -404,6 +561,24 @@ class Simulator:
             "steps": nsteps, "duration": nsteps * self._dt, "chunks": chunks, "wall_time_s": wall,
             "steps_per_second": nsteps / wall if wall > 0 else float("inf"),
         }
-        return Trajectory(t=np.arange(Q.shape[0]) * self._dt, q=Q, qd=QD, energy=E, stats=stats,
+        traj = Trajectory(t=np.arange(Q.shape[0]) * self._dt, q=Q, qd=QD, energy=E, stats=stats,
                           model_name=m.name)
-
+        if self._loops:
+            err = _constraint_errors(m, self.data, Q, QD)
+            traj.constraint_error = err[:, 0].copy()
+            traj.constraint_velocity_error = err[:, 1].copy()
+            traj.loop_rank = info[:nsteps, 0].copy()
+            traj.loop_singular = info[:nsteps, 1].copy()
+            traj.projection_iterations = info[:nsteps, 2].copy()
+            stats.update({
+                "nl": m.nl, "nc": m.nc, "loop_method": self._loop_method, "stabilization": self._stabilization,
+                "baumgarte": list(self._baumgarte), "projection_tol": self._tol,
+                "max_constraint_error": float(err[:, 0].max()),
+                "final_constraint_error": float(err[-1, 0]),
+                "max_constraint_velocity_error": float(err[:, 1].max()),
+                "min_loop_rank": int(info[:nsteps, 0].min()) if nsteps else m.nc,
+                "singular_steps": int(info[:nsteps, 1].sum()),
+                "projection_iterations_mean": float(info[:nsteps, 2].mean()) if nsteps else 0.0,
+                "projection_iterations_max": int(info[:nsteps, 2].max()) if nsteps else 0,
+            })
+        return traj

@@ -323,3 +323,173 @@ def test_energy_helper(floating):
     assert_close(traj.energy[0], [kinetic, potential, kinetic + potential], SAME_MATH, "trajectory energy")
     with pytest.raises(ValueError, match="qd"):
         sd.energy(floating, data, q, qd[:-1])
+
+
+# ------------------------------------------------------------------------------------- closed chains
+@pytest.fixture(scope="module")
+def four_bar():
+    """A planar four bar (crank, coupler, rocker; one planar pin loop) and a consistent state: assembled
+    with the crank held, moving along the constraint's null space."""
+    from soadyn import loops
+
+    b = sd.ModelBuilder("unit_four_bar", gravity=(0.0, -9.81, 0.0))
+    rod = lambda m, L: sd.Inertia(m, (L / 2, 0, 0), np.diag([1e-3, m * L * L / 12, m * L * L / 12]))  # noqa: E731
+    b.add_body("crank", "world", J.Revolute((0, 0, 1)), None, rod(1.0, 0.5))
+    b.add_body("coupler", "crank", J.Revolute((0, 0, 1)), sd.Transform.from_pose(None, (0.5, 0, 0)), rod(2.0, 1.2))
+    b.add_body("rocker", "world", J.Revolute((0, 0, 1)), sd.Transform.from_pose(None, (1.0, 0, 0)), rod(1.5, 1.0))
+    b.add_frame("coupler_end", "coupler", sd.Transform.from_pose(None, (1.2, 0, 0)))
+    b.add_frame("rocker_end", "rocker", sd.Transform.from_pose(None, (1.0, 0, 0)))
+    b.add_loop("pin", "rocker_end", "coupler_end", "planar_pin")
+    model = b.finalize()
+    q = loops.assemble(model, [1.2, -0.9, 1.9], fixed=["crank_joint"])
+    G = loops.constraint_jacobian(model, model.data(), q)
+    qd = 2.0 * np.linalg.svd(G)[2][-1]
+    return model, q, qd
+
+
+def test_loop_options_are_validated(four_bar, chain):
+    model = four_bar[0]
+    with pytest.raises(ValueError, match="loop_method: 'kkt' is not supported"):
+        sd.Simulator(model, 1e-3, loop_method="kkt")
+    for bad in ("fa", None, 3):
+        with pytest.raises(ValueError, match="loop_method"):
+            sd.Simulator(model, 1e-3, loop_method=bad)
+    for bad in ("stiff", "Projection", 1):
+        with pytest.raises(ValueError, match="stabilization"):
+            sd.Simulator(model, 1e-3, stabilization=bad)
+    bad_gains = [(-1.0, 1.0), (1.0, np.nan), (1.0, np.inf), (1.0,), (1.0, 2.0, 3.0), "ab", 5.0, ("1", 2.0), (True, 1.0)]
+    for bad in bad_gains:
+        with pytest.raises(ValueError, match="baumgarte"):
+            sd.Simulator(model, 1e-3, stabilization="baumgarte", baumgarte=bad)
+    with pytest.raises(ValueError, match="baumgarte: .* given with stabilization=None"):
+        sd.Simulator(model, 1e-3, baumgarte=(1.0, 1.0))
+    with pytest.raises(ValueError, match="baumgarte"):
+        sd.Simulator(model, 1e-3, stabilization="projection", baumgarte=(1.0, 1.0))
+    for bad in (0.0, -1e-12, np.nan, "1e-12"):
+        with pytest.raises(ValueError, match="projection_tol"):
+            sd.Simulator(model, 1e-3, stabilization="projection", projection_tol=bad)
+    # a tree has no constraint error to control
+    for stab in ("baumgarte", "projection"):
+        with pytest.raises(ValueError, match="stabilization: .* needs loop constraints"):
+            sd.Simulator(chain, 1e-3, stabilization=stab)
+    with pytest.raises(ValueError, match="kkt"):
+        sd.Simulator(chain, 1e-3, loop_method="kkt")
+    # accepted forms
+    sim = sd.Simulator(model, 1e-3, stabilization="baumgarte")
+    assert sim.baumgarte == sd.sim.DEFAULT_BAUMGARTE and sim.loop_method == "ta"
+    sim = sd.Simulator(model, 1e-3, stabilization="baumgarte", baumgarte=np.array([0.0, 3]))
+    assert sim.baumgarte == (0.0, 3.0) and isinstance(sim.baumgarte[1], float)
+    assert sd.Simulator(model, 1e-3, stabilization="none").stabilization is None
+    assert sd.Simulator(model, 1e-3).baumgarte == (0.0, 0.0)
+    assert sd.Simulator(chain, 1e-3, stabilization="none").stabilization is None
+    assert "stabilization='projection'" in repr(sd.Simulator(model, 1e-3, stabilization="projection"))
+
+
+@pytest.mark.parametrize("baumgarte", [None, (3.0, 7.0)])
+def test_loop_semi_implicit_step_formula(four_bar, baumgarte):
+    """One semi-implicit step with loops: ``qd' = qd + dt qdd`` with ``qdd`` the closed-chain accelerations
+    of ``loops.forward_dynamics`` (Lemma 2, with the Baumgarte terms when asked), ``q' = q + dt qd'``."""
+    from soadyn import loops
+
+    model, q, qd = four_bar
+    dt = 1e-3
+    tau = np.array([0.7, -0.2, 0.1])
+    stab = None if baumgarte is None else "baumgarte"
+    qp = q + np.array([0.0, 1e-3, -2e-3])  # off the constraint manifold, so that beta^2 phi matters
+    q1, qd1 = sd.Simulator(model, dt, stabilization=stab, baumgarte=baumgarte).step(qp, qd, tau)
+    qdd = loops.forward_dynamics(model, model.data(), qp, qd, tau, baumgarte=baumgarte).copy()
+    assert_close(qd1, qd + dt * qdd, SAME_MATH, "qd'")
+    assert_close(q1, qp + dt * qd1, SAME_MATH, "q'")
+    if baumgarte is not None:
+        plain = loops.forward_dynamics(model, model.data(), qp, qd, tau)
+        assert np.abs(plain - qdd).max() > 1e-3, "the Baumgarte terms must act"
+
+
+def test_loop_projection_step(four_bar):
+    """A step with projection is the plain step followed by ``loops.project`` (same kernel)."""
+    from soadyn import loops
+
+    model, q, qd = four_bar
+    tau = np.array([3.0, 0.0, 0.0])
+    q1, qd1 = sd.Simulator(model, 5e-3, "semi_implicit").step(q, qd, tau)
+    data = model.data()
+    assert np.abs(loops.constraint_error(model, data, q1)).max() > 1e-6, "the plain step must drift"
+    qp, qdp = loops.project(model, data, q1, qd1, tol=1e-12, max_iter=sd.sim.PROJECTION_MAX_ITER)
+    q2, qd2 = sd.Simulator(model, 5e-3, "semi_implicit", stabilization="projection").step(q, qd, tau)
+    assert_close(q2, qp, SAME_MATH, "projected q")
+    assert_close(qd2, qdp, SAME_MATH, "projected qd")
+    phi, cv, _, _ = loops.constraint_state(model, data, q2, qd2)
+    assert np.abs(phi).max() <= 1e-12 and np.abs(cv).max() < 1e-12
+
+
+@pytest.mark.parametrize("integrator", ["semi_implicit", "rk4"])
+def test_loop_step_equals_rollout(four_bar, integrator):
+    model, q, qd = four_bar
+    sim = sd.Simulator(model, 2e-3, integrator, stabilization="projection")
+    tau = np.random.default_rng(5).normal(size=(6, model.nv))
+    traj = sim.rollout(q, qd, tau=tau, progress=False)
+    for n in range(6):
+        q, qd = sim.step(q, qd, tau[n])
+        assert np.array_equal(q, traj.q[n + 1]) and np.array_equal(qd, traj.qd[n + 1]), f"state {n + 1}"
+
+
+def test_loop_trajectory_records(four_bar, tmp_path):
+    from soadyn import loops
+
+    model, q, qd = four_bar
+    traj = sd.Simulator(model, 1e-3, "semi_implicit").rollout(q, qd, steps=30, tau=[1.0, 0, 0], progress=False)
+    assert traj.constraint_error.shape == (31,) and traj.constraint_velocity_error.shape == (31,)
+    assert traj.loop_rank.shape == traj.loop_singular.shape == traj.projection_iterations.shape == (30,)
+    assert np.all(traj.loop_rank == 2) and not traj.loop_singular.any() and not traj.projection_iterations.any()
+    data = model.data()
+    for k in (0, 17, 30):
+        phi, cv, _, _ = loops.constraint_state(model, data, traj.q[k], traj.qd[k])
+        assert traj.constraint_error[k] == np.abs(phi).max(), f"max |phi| of state {k}"
+        assert traj.constraint_velocity_error[k] == np.abs(cv).max(), f"max |G qd| of state {k}"
+    assert traj.constraint_error[-1] > 1e-8, "semi-implicit steps drift off the constraint"
+    s = traj.stats
+    assert (s["nl"], s["nc"], s["loop_method"], s["stabilization"]) == (1, 2, "ta", None)
+    assert s["max_constraint_error"] == traj.constraint_error.max() and s["min_loop_rank"] == 2
+    back = sd.Trajectory.load(traj.save(tmp_path / "loops"))
+    for name in ("constraint_error", "constraint_velocity_error", "loop_rank", "loop_singular",
+                 "projection_iterations"):
+        a, b = getattr(traj, name), getattr(back, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert back.stats == traj.stats
+    again = sd.Trajectory.from_states(model, traj.t, traj.q, traj.qd)
+    assert np.array_equal(again.constraint_error, traj.constraint_error)
+
+
+def test_loop_chunked_rollout_is_bit_identical(four_bar, monkeypatch):
+    model, q, qd = four_bar
+    sim = sd.Simulator(model, 2e-3, "rk4", stabilization="projection", projection_tol=1e-13)
+    whole = sim.rollout(q, qd, steps=120, tau=[2.0, 0, 0], progress=False)
+    assert whole.projection_iterations.sum() > 0
+    monkeypatch.setattr(sim_module, "CHUNK_S", 1e-9)
+    chunked = sim.rollout(q, qd, steps=120, tau=[2.0, 0, 0], progress=True)
+    assert chunked.stats["chunks"] == 120
+    for name in ("q", "qd", "energy", "constraint_error", "projection_iterations", "loop_rank"):
+        assert np.array_equal(getattr(whole, name), getattr(chunked, name)), name
+
+
+def test_projection_failure_names_step(four_bar):
+    model, q, qd = four_bar
+    sim = sd.Simulator(model, 1e-3, "semi_implicit", stabilization="projection", projection_tol=1e-300)
+    with pytest.raises(SimulationError, match=r"step \d .*: projection did not close the loops") as info:
+        sim.rollout(q, qd, steps=10, progress=False)  # a few steps may close to phi = 0 exactly
+    k = info.value.step
+    assert len(info.value.trajectory) == k + 1 and info.value.trajectory.constraint_error.shape == (k + 1,)
+    with pytest.raises(ValueError, match="projection did not close"):
+        sim.step(info.value.trajectory.q[-1], info.value.trajectory.qd[-1])  # the failing step again
+
+
+def test_loop_nan_tau_names_step(four_bar):
+    model, q, qd = four_bar
+    tau = np.zeros((20, model.nv))
+    tau[12, 0] = np.nan
+    with pytest.raises(SimulationError, match=r"step 12 .*tau\[12\]") as info:
+        sd.Simulator(model, 1e-3, "rk4").rollout(q, qd, tau=tau, progress=False)
+    part = info.value.trajectory
+    assert len(part) == 13 and part.loop_rank.shape == (12,)
+    with pytest.raises(ValueError, match="q0"):
+        sd.Simulator(model, 1e-3).rollout(np.full(model.nq, np.nan), qd, steps=2)

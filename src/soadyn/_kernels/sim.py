@@ -129,7 +129,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 @jit
 def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                  q0, qd0, tau, fext, a0, dt, method, alpha, beta, project, tol, max_iter,
                  X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
                  RA, pAw, Qr, K, fl, phi, cv, gamma, lam,
@@ -199,7 +199,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                 normalize_config(jtype, qadr, qs)
             # Jain 2012 Lemma 2 at the stage state
             st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                             qs, vs, tau_n, fext_n, a0, alpha, beta,
                             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                             Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, kv[stage], linfo)
@@ -224,7 +224,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         iters = 0
         if project != 0:
             st = project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                                Q[n + 1], QD[n + 1], tol, max_iter,
                                X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                                Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, pinfo, R)
@@ -244,7 +244,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
 
 @jit
 def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                      frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                      frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                       Q, QD,
                       X_E, X_r, S, v, c, vJ, oR, op, RA, pAw, Qr, phi, cv, gamma,
                       err):
@@ -261,7 +261,7 @@ def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, 
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
         tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, vJ)
         world_poses(parent, X_E, X_r, oR, op)
-        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, oR, op, v, acc, zero6,
+        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, acc, zero6,
                   RA, pAw, Qr, phi, cv, gamma)
         ep = 0.0
         ev = 0.0
