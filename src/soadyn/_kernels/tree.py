@@ -445,6 +445,29 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
 
 
 @jit
+def column_dots(w, j, A, b, k0, k1, out):
+    """out[k] = w[j] . A[b, k] for columns ``k0 <= k < k1`` of the (nb, nv, 6) array ``A`` (row ``w[j]``
+    held in registers)."""
+    w0, w1, w2, w3, w4, w5 = w[j, 0], w[j, 1], w[j, 2], w[j, 3], w[j, 4], w[j, 5]
+    for k in range(k0, k1):
+        out[k] = w0 * A[b, k, 0] + w1 * A[b, k, 1] + w2 * A[b, k, 2] + w3 * A[b, k, 3] + w4 * A[b, k, 4] + w5 * A[b, k, 5]
+
+
+@jit
+def add_column_products(w, j, x, k0, k1, A, b):
+    """A[b, k] += w[j] x[k] for columns ``k0 <= k < k1`` (a rank-one update of body b's 6 x nv block)."""
+    w0, w1, w2, w3, w4, w5 = w[j, 0], w[j, 1], w[j, 2], w[j, 3], w[j, 4], w[j, 5]
+    for k in range(k0, k1):
+        c = x[k]
+        A[b, k, 0] += w0 * c
+        A[b, k, 1] += w1 * c
+        A[b, k, 2] += w2 * c
+        A[b, k, 3] += w3 * c
+        A[b, k, 4] += w4 * c
+        A[b, k, 5] += w5 * c
+
+
+@jit
 def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
          subtree_end, q,
          X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am,
@@ -485,10 +508,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                 Minv[va + d, va + e] = Dinv[i, d, e]
         # Minv[i, desc] = -D^-1 S^T Fm_i[:, desc]
         for e in range(n):
-            s0, s1, s2, s3, s4, s5 = oS[va + e, 0], oS[va + e, 1], oS[va + e, 2], oS[va + e, 3], oS[va + e, 4], oS[va + e, 5]
-            for k in range(va + n, ve):
-                Wk[e, k] = (s0 * Fm[i, k, 0] + s1 * Fm[i, k, 1] + s2 * Fm[i, k, 2] + s3 * Fm[i, k, 3]
-                            + s4 * Fm[i, k, 4] + s5 * Fm[i, k, 5])
+            column_dots(oS, va + e, Fm, i, va + n, ve, Wk[e])
         for d in range(n):
             for e in range(n):
                 c = Dinv[i, d, e]
@@ -499,15 +519,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                 for m in range(6):
                     Fm[p, k, m] = Fm[i, k, m] if k >= va + n else 0.0
             for d in range(n):
-                u0, u1, u2, u3, u4, u5 = oU[va + d, 0], oU[va + d, 1], oU[va + d, 2], oU[va + d, 3], oU[va + d, 4], oU[va + d, 5]
-                for k in range(va, ve):
-                    c = Minv[va + d, k]
-                    Fm[p, k, 0] += u0 * c
-                    Fm[p, k, 1] += u1 * c
-                    Fm[p, k, 2] += u2 * c
-                    Fm[p, k, 3] += u3 * c
-                    Fm[p, k, 4] += u4 * c
-                    Fm[p, k, 5] += u5 * c
+                add_column_products(oU, va + d, Minv[va + d], va, ve, Fm, p)
     # pass 2: root to leaves, columns k >= vadr[i]
     for i in range(nb):
         n = jnv[i]
@@ -516,10 +528,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         if p >= 0:
             # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
             for e in range(n):
-                u0, u1, u2, u3, u4, u5 = oU[va + e, 0], oU[va + e, 1], oU[va + e, 2], oU[va + e, 3], oU[va + e, 4], oU[va + e, 5]
-                for k in range(va, nv):
-                    Wk[e, k] = (u0 * Am[p, k, 0] + u1 * Am[p, k, 1] + u2 * Am[p, k, 2] + u3 * Am[p, k, 3]
-                                + u4 * Am[p, k, 4] + u5 * Am[p, k, 5])
+                column_dots(oU, va + e, Am, p, va, nv, Wk[e])
             for d in range(n):
                 for e in range(n):
                     c = Dinv[i, d, e]
@@ -534,15 +543,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                     Am[i, k, m] = 0.0
         # Am_i[:, k] += S_i Minv[i, k]
         for d in range(n):
-            s0, s1, s2, s3, s4, s5 = oS[va + d, 0], oS[va + d, 1], oS[va + d, 2], oS[va + d, 3], oS[va + d, 4], oS[va + d, 5]
-            for k in range(va, nv):
-                c = Minv[va + d, k]
-                Am[i, k, 0] += s0 * c
-                Am[i, k, 1] += s1 * c
-                Am[i, k, 2] += s2 * c
-                Am[i, k, 3] += s3 * c
-                Am[i, k, 4] += s4 * c
-                Am[i, k, 5] += s5 * c
+            add_column_products(oS, va + d, Minv[va + d], va, nv, Am, i)
     for r in range(nv):
         for k in range(r):
             Minv[r, k] = Minv[k, r]
