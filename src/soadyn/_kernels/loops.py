@@ -13,10 +13,11 @@ import numpy as np
 
 from .._jit import jit
 from .frames import bias_accelerations, frame_world_pose, jacobian_columns
-from .joints import BAD_FEXT, BAD_IN, OK, all_finite, integrate_config
+from .joints import OK, integrate_config
 from .osim import node_compliance
 from .spatial import cross_motion, rotation_log, spd_inverse, swing_twist_log, xforce_T_add, xmotion
-from .tree import aba_core, articulated_inertias, joint_acceleration, check_state, tree_positions, tree_velocities, world_poses
+from .tree import (aba_core, articulated_inertias, check_inputs, check_state, joint_acceleration, tree_positions,
+                   tree_velocities, world_poses)
 
 UNIVERSAL_LOOP = 5
 
@@ -308,13 +309,9 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     step 3: the correction ``qdd_d = M^-1 G_c^T lam`` by an ABA pass with the loop forces (Eq. 12c);
     step 4: ``qdd = qdd_f + qdd_d`` (Eq. 11).
     ``info``: (rank of K, 1 if K was singular). Returns a kernel status."""
-    st = check_state(jtype, qadr, q, qd)
+    st = check_inputs(jtype, qadr, q, qd, tau, fext)
     if st != OK:
         return st
-    if not all_finite(tau):
-        return BAD_IN
-    if not all_finite(fext):
-        return BAD_FEXT
     T = np.empty((4, 6, 6))
     st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
                   X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)

@@ -274,6 +274,17 @@ def node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, c
 
 
 @jit
+def path_from(parent, h, k, path):
+    """The bodies from ``k`` up to (not including) its ancestor ``h``, into ``path``; returns their count."""
+    n = 0
+    while k != h:
+        path[n] = k
+        n += 1
+        k = parent[k]
+    return n
+
+
+@jit
 def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                    subtree_end, q, node_body, node_E, node_r, node_sel, node_dim, node_row,
                    X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
@@ -318,24 +329,14 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
             else:
                 T[2] = Ups[h]
                 # Omega(h, bb): walk out from h to bb, Omega(h, k) = Omega(h, p) psi_k^T = (psi_k Omega(p, h))^T
-                npath = 0
-                k = bb
-                while k != h:
-                    path[npath] = k
-                    npath += 1
-                    k = parent[k]
+                npath = path_from(parent, h, bb, path)
                 for s in range(npath - 1, -1, -1):
                     k = path[s]
                     transpose6(T[2])
                     psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
                     transpose6(T[2])
                 # Omega(k, bb) = psi_k Omega(p, bb), walked out from h to ba
-                npath = 0
-                k = ba
-                while k != h:
-                    path[npath] = k
-                    npath += 1
-                    k = parent[k]
+                npath = path_from(parent, h, ba, path)
                 for s in range(npath - 1, -1, -1):
                     k = path[s]
                     psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)

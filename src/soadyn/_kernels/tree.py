@@ -77,6 +77,20 @@ def check_state(jtype, qadr, q, qd):
 
 
 @jit
+def check_inputs(jtype, qadr, q, qd, x, fext):
+    """Status of a dynamics call's inputs: the state, then the joint-space input ``x`` (``qdd`` or ``tau``:
+    BAD_IN) and the external forces (BAD_FEXT)."""
+    st = check_state(jtype, qadr, q, qd)
+    if st != OK:
+        return st
+    if not all_finite(x):
+        return BAD_IN
+    if not all_finite(fext):
+        return BAD_FEXT
+    return OK
+
+
+@jit
 def rank_n_downdate(P, U, Dinv, va, n, out, G):
     """out += P - U D^-1 U^T for the rows ``U[va:va+n]`` (each a 6-vector) of a joint with ``n`` dofs: the
     articulated inertia a body passes to its parent (RBDA Eq. 7.23). ``G`` (6, 6) scratch holds
@@ -269,13 +283,9 @@ def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     """Inverse dynamics ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_i^T f_ext_i`` by the recursive
     Newton-Euler algorithm (RBDA Table 5.1). ``fext`` (nb, 6): body-frame external forces about the body
     origin. ``a0``: base acceleration ``[0; -g]``. Output ``tau`` (nv,)."""
-    st = check_state(jtype, qadr, q, qd)
+    st = check_inputs(jtype, qadr, q, qd, qdd, fext)
     if st != OK:
         return st
-    if not all_finite(qdd):
-        return BAD_IN
-    if not all_finite(fext):
-        return BAD_FEXT
     tmp = np.empty(6)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, tmp)
@@ -400,13 +410,9 @@ def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
         qdd):
     """Forward dynamics ``qdd = M^-1 (tau - C qd - g + sum J_i^T f_ext_i)`` by the articulated-body
     algorithm, O(N) (RBDA Table 7.1; Jain 2014 Eq. 59). Output ``qdd`` (nv,)."""
-    st = check_state(jtype, qadr, q, qd)
+    st = check_inputs(jtype, qadr, q, qd, tau, fext)
     if st != OK:
         return st
-    if not all_finite(tau):
-        return BAD_IN
-    if not all_finite(fext):
-        return BAD_FEXT
     T = np.empty((4, 6, 6))
     return aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
                     X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
