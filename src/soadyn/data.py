@@ -17,7 +17,7 @@ class Data:
     """Workspace of a :class:`~soadyn.model.Model`; create with ``model.data()``."""
 
     def __init__(self, model: "Model"):
-        nb, nq, nv = model.nb, model.nq, model.nv
+        nb, nv = model.nb, model.nv
         z = np.zeros
         self.model = model  # the model this workspace belongs to (checked by every wrapper)
         # inputs, copied here by the wrappers before each kernel call

@@ -112,16 +112,21 @@ def _reference(reference: str) -> bool:
     return reference == "local"
 
 
-# ------------------------------------------------------------------------------------------ kinematics
-def fk(model: Model, data: Data, q, qd=None):
-    """Forward kinematics: fills ``data.X_E/X_r`` (``^iX_parent``), ``data.oR/op`` (world poses) and
-    ``data.v`` (body-frame spatial velocities). Returns ``(data.oR, data.op)``."""
+def copy_state(model: Model, data: Data, q, qd=None) -> None:
+    """Check ``data`` and copy the state into it (``qd=None``: at rest)."""
     _check_data(model, data)
     copy_in(q, data.q, "q")
     if qd is None:
         data.qd[:] = 0.0
     else:
         copy_in(qd, data.qd, "qd")
+
+
+# ------------------------------------------------------------------------------------------ kinematics
+def fk(model: Model, data: Data, q, qd=None):
+    """Forward kinematics: fills ``data.X_E/X_r`` (``^iX_parent``), ``data.oR/op`` (world poses) and
+    ``data.v`` (body-frame spatial velocities). Returns ``(data.oR, data.op)``."""
+    copy_state(model, data, q, qd)
     st = _kf.fk(*model._tree, data.q, data.qd, data.X_E, data.X_r, data.S, data.c,
                 data.vJ, data.oR, data.op, data.v)
     check_status(st, model, data.q)

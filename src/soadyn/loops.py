@@ -15,9 +15,9 @@ import dataclasses
 import numpy as np
 
 from ._kernels import loops as _kl
-from .dynamics import (_check_data, as_array, check_status, copy_in, crba, external_forces, integrate, kernel_array,
-                       rnea)
-from .model import Model, ModelError
+from .dynamics import (_check_data, as_array, check_status, copy_in, copy_state, crba, external_forces, integrate,
+                       kernel_array, rnea)
+from .model import Model
 
 __all__ = ["KINDS", "with_loops", "AssemblyError", "LoopError"]
 
@@ -162,13 +162,7 @@ def _stabilization(baumgarte) -> tuple[float, float]:
 def constraint_state(model: Model, data, q, qd=None):
     """``(phi, cv, gdot, G)``: position errors (nc,), constraint velocities ``G_c qd``, ``Gdot_c qd`` and
     the constraint Jacobian ``G_c`` (nc, nv) at ``(q, qd)`` (views into ``data``)."""
-
-    _check_data(model, data)
-    copy_in(q, data.q, "q")
-    if qd is None:
-        data.qd[:] = 0.0
-    else:
-        copy_in(qd, data.qd, "qd")
+    copy_state(model, data, q, qd)
     st = _kl.loop_jacobian(*model._tree, *_loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
                            data.c, data.h, data.vJ, data.oR, data.op, data.loop_R, data.loop_p, data.loop_Q,
                            data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_G)
@@ -243,17 +237,6 @@ def _kkt(model: Model, data, q, qd, tau, f_ext, alpha: float, beta: float) -> np
 
 
 # --------------------------------------------------------------------------------- error control, assembly
-def _min_norm_step(G: np.ndarray, r: np.ndarray, W_inv: np.ndarray | None) -> tuple[np.ndarray, int]:
-    """``dx = -W^-1 G^T (G W^-1 G^T)^+ r`` (minimum-norm in the metric ``W``) and the rank of ``G``."""
-    A = G if W_inv is None else G @ W_inv
-    K = A @ G.T
-    w, V = np.linalg.eigh(K)
-    tol = 1e-12 * max(1.0, float(np.abs(w).max(initial=0.0)))
-    keep = w > tol
-    y = V[:, keep] @ ((V[:, keep].T @ r) / w[keep])
-    return -(A.T @ y), int(keep.sum())
-
-
 def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     """Projection error control (Jain 2012 Sec. 5): positions by Gauss-Newton onto ``phi(q) = 0`` with the
     mass-weighted minimum-norm step ``dq = -M^-1 G^T (G M^-1 G^T)^+ phi``, then velocities onto

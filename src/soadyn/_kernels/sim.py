@@ -30,6 +30,44 @@ STEP_SHIFT = 40
 
 
 @jit
+def step_input(x, n):
+    """Row ``n`` of a per-step input schedule, or its only row for a constant input."""
+    return x[n if x.shape[0] > 1 else 0]
+
+
+@jit
+def stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs):
+    """The state at which RK4 stage ``stage`` evaluates the dynamics: ``(q, qd)`` for stage 0, else
+    ``(q, qd) + h k[stage - 1]`` with ``h = dt/2, dt/2, dt`` and the quaternions normalized."""
+    if stage == 0:
+        qs[:] = q
+        vs[:] = qd
+        return
+    h = dt if stage == 3 else 0.5 * dt
+    for k in range(q.shape[0]):
+        qs[k] = q[k] + h * kq[stage - 1, k]
+    for k in range(qd.shape[0]):
+        vs[k] = qd[k] + h * kv[stage - 1, k]
+    normalize_config(jtype, qadr, qs)
+
+
+@jit
+def advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, qn, qdn, R):
+    """The new state ``(qn, qdn)`` from the stage rates: semi-implicit Euler ``qd' = qd + dt kv[0]``,
+    ``q' = q (+) qd' dt``; RK4 ``y' = y + dt/6 (k0 + 2 k1 + 2 k2 + k3)`` with the quaternions normalized."""
+    if method == SEMI_IMPLICIT:
+        for k in range(qd.shape[0]):
+            qdn[k] = qd[k] + dt * kv[0, k]
+        integrate_config(jtype, qadr, vadr, axis, axis2, q, qdn, dt, qn, R)
+        return
+    for k in range(q.shape[0]):
+        qn[k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
+    for k in range(qd.shape[0]):
+        qdn[k] = qd[k] + dt / 6.0 * (kv[0, k] + 2.0 * kv[1, k] + 2.0 * kv[2, k] + kv[3, k])
+    normalize_config(jtype, qadr, qn)
+
+
+@jit
 def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
             q0, qd0, tau, fext, a0, dt, method,
             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
@@ -83,45 +121,21 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
-        tau_n = tau[n if tau.shape[0] > 1 else 0]
-        fext_n = fext[n if fext.shape[0] > 1 else 0]
+        tau_n = step_input(tau, n)
+        fext_n = step_input(fext, n)
         if not all_finite(tau_n):
             return BAD_IN | ((n + 1) << STEP_SHIFT)
         if not all_finite(fext_n):
             return BAD_FEXT | ((n + 1) << STEP_SHIFT)
-        if method == SEMI_IMPLICIT:
-            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau_n,
-                          fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[0], T)
+        for stage in range(1 if method == SEMI_IMPLICIT else 4):
+            stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
+            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
+                          tau_n, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[stage], T)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
-            for k in range(nv):
-                QD[n + 1, k] = qd[k] + dt * kv[0, k]
-            integrate_config(jtype, qadr, vadr, axis, axis2, q, QD[n + 1], dt, Q[n + 1], R)
-        else:
-            for stage in range(4):
-                if stage == 0:
-                    for k in range(nq):
-                        qs[k] = q[k]
-                    for k in range(nv):
-                        vs[k] = qd[k]
-                else:
-                    h = dt if stage == 3 else 0.5 * dt
-                    for k in range(nq):
-                        qs[k] = q[k] + h * kq[stage - 1, k]
-                    for k in range(nv):
-                        vs[k] = qd[k] + h * kv[stage - 1, k]
-                normalize_config(jtype, qadr, qs)
-                st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
-                              tau_n, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
-                              kv[stage], T)
-                if st != OK:
-                    return st | ((n + 1) << STEP_SHIFT)
+            if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-            for k in range(nq):
-                Q[n + 1, k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
-            for k in range(nv):
-                QD[n + 1, k] = qd[k] + dt / 6.0 * (kv[0, k] + 2.0 * kv[1, k] + 2.0 * kv[2, k] + kv[3, k])
-            normalize_config(jtype, qadr, Q[n + 1])
+        advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK
@@ -175,28 +189,16 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
-        tau_n = tau[n if tau.shape[0] > 1 else 0]
-        fext_n = fext[n if fext.shape[0] > 1 else 0]
+        tau_n = step_input(tau, n)
+        fext_n = step_input(fext, n)
         if not all_finite(tau_n):
             return BAD_IN | ((n + 1) << STEP_SHIFT)
         if not all_finite(fext_n):
             return BAD_FEXT | ((n + 1) << STEP_SHIFT)
         rank = phi.shape[0]
         singular = 0
-        nstages = 1 if method == SEMI_IMPLICIT else 4
-        for stage in range(nstages):
-            if stage == 0:
-                for k in range(nq):
-                    qs[k] = q[k]
-                for k in range(nv):
-                    vs[k] = qd[k]
-            else:
-                h = dt if stage == 3 else 0.5 * dt
-                for k in range(nq):
-                    qs[k] = q[k] + h * kq[stage - 1, k]
-                for k in range(nv):
-                    vs[k] = qd[k] + h * kv[stage - 1, k]
-                normalize_config(jtype, qadr, qs)
+        for stage in range(1 if method == SEMI_IMPLICIT else 4):
+            stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
             # Jain 2012 Lemma 2 at the stage state
             st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
@@ -209,16 +211,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             singular = max(singular, linfo[1])
             if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-        if method == SEMI_IMPLICIT:
-            for k in range(nv):
-                QD[n + 1, k] = qd[k] + dt * kv[0, k]
-            integrate_config(jtype, qadr, vadr, axis, axis2, q, QD[n + 1], dt, Q[n + 1], R)
-        else:
-            for k in range(nq):
-                Q[n + 1, k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
-            for k in range(nv):
-                QD[n + 1, k] = qd[k] + dt / 6.0 * (kv[0, k] + 2.0 * kv[1, k] + 2.0 * kv[2, k] + kv[3, k])
-            normalize_config(jtype, qadr, Q[n + 1])
+        advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         iters = 0

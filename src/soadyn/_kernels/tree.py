@@ -307,7 +307,6 @@ def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     if st != OK:
         return st
     nb = parent.shape[0]
-    T = np.empty((6, 6))
     F = np.empty((6, 6))
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
@@ -598,7 +597,6 @@ def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     """RNEA over K states in parallel (see :func:`aba_batch`). Output ``TAU`` (K, nv)."""
     K = Q.shape[0]
     nb = parent.shape[0]
-    nv = QD.shape[1]
     for ch in prange(nchunks):
         X_E = np.empty((nb, 3, 3))
         X_r = np.empty((nb, 3))
