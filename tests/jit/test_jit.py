@@ -346,6 +346,14 @@ def _api_calls(model, rng):
             ctl.hold(v(q, k))
             ctl.compute(v(q, k), v(qd, k))
         calls["control"] = controller  # soadyn.control.OperationalSpaceController
+    if hasattr(sd, "lcp"):  # LCP solvers: integer-valued problems (exact under int32), solvable in every form
+        lcp_M = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [-1.0, 1.0, 2.0]])  # a P-matrix
+        lcp_q = np.array([-2.0, -1.0, 1.0])
+        pgs_A = np.array([[4.0, 1.0, 0.0, 0.0], [1.0, 4.0, 1.0, -1.0], [0.0, 1.0, 3.0, -1.0], [0.0, -1.0, -1.0, 3.0]])
+        pgs_b = np.array([-1.0, -2.0, 1.0, -1.0])
+        calls["lcp"] = lambda k: (sd.lcp.lemke(v(lcp_M, k), v(lcp_q, k)),
+                                  sd.lcp.solve_mlcp(v(lcp_M, k), v(lcp_q, k), 1),
+                                  sd.lcp.pgs(v(pgs_A, k), v(pgs_b, k), 1, 1, 2, v(np.ones(1), k)))
     if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection
         from soadyn import loops
 

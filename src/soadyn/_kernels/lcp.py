@@ -1,0 +1,523 @@
+"""Linear complementarity kernels: Lemke's method, mixed LCPs by a Schur complement, projected
+Gauss-Seidel for the friction-pyramid contact problem, and the LCP residual.
+
+Problem (Jain 2014, Eq. 9): ``w = M z + q``, ``z >= 0``, ``w >= 0``, ``z^T w = 0``. In a mixed LCP the first
+``nfree`` rows are equalities with free ``z`` (``w = 0`` there; Jain 2014, Eqs. 27, 36, 53). The contact LCPs
+with friction pyramids (Jain 2014, Eqs. 14, 41, 53) are copositive-plus, not P: Lemke's method processes them
+(Stewart and Trinkle 1996, Anitescu and Potra 1997).
+
+Every solver returns an int status (``LCP_*`` below) and writes ``info`` (float64, shape (4,)):
+``info[0]`` pivots (PGS: sweeps), ``info[1]`` Tikhonov regularization used (0 if none), ``info[2]`` the
+residual of :func:`lcp_residual` (PGS: of :func:`pgs_residual`), ``info[3]`` tries. Kernels never raise and
+take C-contiguous float64 arrays; work arrays are allocated once per call.
+"""
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+
+LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN = 0, 1, 2, 3, 4
+"""Solver status codes: solved; secondary ray (no solution found: for copositive-plus ``M`` the LCP is
+infeasible); pivot (PGS: sweep) limit reached; free block of a mixed LCP numerically singular; NaN or inf in
+the input or the result."""
+
+TIKHONOV_TRIES = 4
+"""Regularized retries after a failure: ``eps = tikhonov * 10^k``, ``k = 0 .. TIKHONOV_TRIES - 1``."""
+PIVOT_TOL = 1e-11
+"""A tableau entry counts as a pivot candidate when it exceeds this times the largest entry of its column."""
+TIE_TOL = 1e-12
+"""Relative tolerance under which two ratios of the minimum-ratio test count as tied."""
+SINGULAR_TOL = 1e-13
+"""An LU pivot below this times the largest entry of the matrix is numerically singular."""
+
+
+# ------------------------------------------------------------------------------------------- residual
+@jit
+def lcp_residual(M, q, nfree, z, w):
+    """``max_i r_i`` with ``r_i = max(|w_i - (M z + q)_i|, c_i)`` where ``c_i = |w_i|`` on the first ``nfree``
+    (equality) rows and ``c_i = |min(z_i, w_i)|`` on the complementarity rows (the natural residual: it bounds
+    the infeasibility ``max(-z_i, -w_i, 0)`` and is zero iff ``z_i, w_i >= 0`` and ``z_i w_i = 0``).
+    Absolute, in the units of ``w``/``z``; NaN anywhere gives NaN."""
+    n = q.shape[0]
+    r = 0.0
+    for i in range(n):
+        s = q[i]
+        for j in range(n):
+            s += M[i, j] * z[j]
+        e = abs(w[i] - s)
+        c = abs(w[i]) if i < nfree else abs(min(z[i], w[i]))
+        e = max(e, c)
+        if e != e:
+            return math.nan
+        r = max(r, e)
+    return r
+
+
+@jit
+def all_finite(M, q):
+    """True when every entry of ``M`` (n x n) and ``q`` (n) is finite."""
+    n = q.shape[0]
+    for i in range(n):
+        if not math.isfinite(q[i]):
+            return False
+        for j in range(M.shape[1]):
+            if not math.isfinite(M[i, j]):
+                return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------- Lemke
+@jit
+def tableau_pivot(T, r, e):
+    """Gauss-Jordan pivot of the dense tableau ``T`` on row ``r``, column ``e`` (O(n * ncol))."""
+    n, m = T.shape
+    inv = 1.0 / T[r, e]
+    for j in range(m):
+        T[r, j] *= inv
+    T[r, e] = 1.0
+    for i in range(n):
+        if i != r:
+            f = T[i, e]
+            if f != 0.0:
+                for j in range(m):
+                    T[i, j] -= f * T[r, j]
+                T[i, e] = 0.0
+
+
+@jit
+def leaving_row(T, e, basis, cand):
+    """Row leaving the basis when column ``e`` enters: the lexicographic minimum-ratio test on the rows
+    ``(qbar_i, (B^-1)_i) / T[i, e]`` over ``T[i, e] > 0`` (Cottle, Pang and Stone 1992, Sec. 4.9), so Lemke's
+    method cannot cycle; an artificial variable tied in the first ratio leaves at once (it ends the run).
+    ``B^-1`` is the tableau's first ``n`` columns (the ``w`` columns of ``[I, -M, -d, q]``). Returns -1 when
+    no entry is positive (a ray). ``cand`` is int64 scratch of length n."""
+    n = T.shape[0]
+    qc = T.shape[1] - 1
+    big = 0.0
+    for i in range(n):
+        big = max(big, abs(T[i, e]))
+    ptol = PIVOT_TOL * big
+    theta = math.inf
+    for i in range(n):
+        if T[i, e] > ptol:
+            theta = min(theta, T[i, qc] / T[i, e])
+    if theta == math.inf:
+        return -1
+    nc = 0
+    lim = theta + TIE_TOL * (1.0 + abs(theta))
+    for i in range(n):
+        if T[i, e] > ptol and T[i, qc] / T[i, e] <= lim:
+            if basis[i] == 2 * n:
+                return i
+            cand[nc] = i
+            nc += 1
+    for j in range(n):  # lexicographic tie break on the columns of B^-1
+        if nc == 1:
+            break
+        best = math.inf
+        for k in range(nc):
+            i = cand[k]
+            best = min(best, T[i, j] / T[i, e])
+        lim = best + TIE_TOL * (1.0 + abs(best))
+        m = 0
+        for k in range(nc):
+            i = cand[k]
+            if T[i, j] / T[i, e] <= lim:
+                cand[m] = i
+                m += 1
+        nc = m
+    return cand[0]
+
+
+@jit
+def lemke_run(M, q, eps, max_pivots, T, basis, cand, z):
+    """One run of Lemke's complementary pivoting on ``M + eps I`` with covering vector ``d = 1`` (the
+    standard choice; with the lexicographic rule it needs no scaling). Tableau ``T`` (n x (2n + 2)) holds
+    ``B^-1 [I, -(M + eps I), -d, q]``; ``basis[i]`` is the variable basic in row ``i`` (``w_j``: j, ``z_j``:
+    n + j, ``z0``: 2n). Writes ``z`` (the basic ``z`` values, clipped at 0) and returns ``(status, pivots)``.
+    Precondition: ``min q < 0``."""
+    n = q.shape[0]
+    qc = 2 * n + 1
+    for i in range(n):
+        for j in range(n):
+            T[i, j] = 0.0
+            T[i, n + j] = -M[i, j]
+        T[i, i] = 1.0
+        T[i, n + i] -= eps
+        T[i, 2 * n] = -1.0
+        T[i, qc] = q[i]
+        basis[i] = i
+    # z0 enters; the most negative q_i leaves (the last of tied rows keeps the tableau lexico-positive)
+    r = 0
+    for i in range(n):
+        if q[i] <= q[r]:
+            r = i
+    tableau_pivot(T, r, 2 * n)
+    leaving = basis[r]
+    basis[r] = 2 * n
+    pivots = 1
+    status = LCP_MAX_PIVOTS
+    while pivots < max_pivots:
+        e = leaving + n if leaving < n else leaving - n  # the complement of the variable that left
+        r = leaving_row(T, e, basis, cand)
+        if r < 0:
+            status = LCP_RAY
+            break
+        tableau_pivot(T, r, e)
+        leaving = basis[r]
+        basis[r] = e
+        pivots += 1
+        if leaving == 2 * n:
+            status = LCP_OK
+            break
+    for j in range(n):
+        z[j] = 0.0
+    for i in range(n):
+        if n <= basis[i] < 2 * n:
+            z[basis[i] - n] = max(T[i, qc], 0.0)
+    return status, pivots
+
+
+@jit
+def lemke(M, q, max_pivots, tikhonov, z, w, info):
+    """Solve the LCP ``w = M z + q``, ``0 <= z perp w >= 0`` (Jain 2014, Eq. 9) by Lemke's method
+    (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense tableau allocated once).
+
+    ``q >= 0`` gives the trivial solution ``z = 0``. After a ray or the pivot limit, if ``tikhonov > 0`` the
+    run is repeated on ``M + eps I`` with ``eps = tikhonov, 10 tikhonov, ...`` (:data:`TIKHONOV_TRIES`).
+    ``max_pivots <= 0`` means ``50 n``. Outputs: ``z`` (n), ``w = M z + q`` with the given ``M`` (n), ``info``
+    (4): pivots of all runs, regularization used, :func:`lcp_residual`, runs. On failure ``z`` is that of
+    the last basis. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS`` or ``LCP_NAN``."""
+    n = q.shape[0]
+    info[0] = 0.0
+    info[1] = 0.0
+    info[2] = 0.0
+    info[3] = 0.0
+    if not all_finite(M, q):
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        info[2] = math.nan
+        return LCP_NAN
+    trivial = True
+    for i in range(n):
+        if q[i] < 0.0:
+            trivial = False
+    if trivial:
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        info[3] = 1.0
+        return LCP_OK
+    maxp = max_pivots if max_pivots > 0 else 50 * n
+    T = np.empty((n, 2 * n + 2))
+    basis = np.empty(n, dtype=np.int64)
+    cand = np.empty(n, dtype=np.int64)
+    status, pivots = lemke_run(M, q, 0.0, maxp, T, basis, cand, z)
+    total = pivots
+    tries = 1
+    eps = 0.0
+    if tikhonov > 0.0:
+        k = 0
+        while (status == LCP_RAY or status == LCP_MAX_PIVOTS) and k < TIKHONOV_TRIES:
+            eps = tikhonov * 10.0 ** k
+            status, pivots = lemke_run(M, q, eps, maxp, T, basis, cand, z)
+            total += pivots
+            tries += 1
+            k += 1
+    for i in range(n):
+        s = q[i]
+        for j in range(n):
+            s += M[i, j] * z[j]
+        w[i] = s
+    info[0] = total
+    info[1] = eps
+    info[2] = lcp_residual(M, q, 0, z, w)
+    info[3] = tries
+    if status == LCP_OK and not info[2] == info[2]:
+        return LCP_NAN
+    return status
+
+
+# ------------------------------------------------------------------------------------------ mixed LCP
+@jit
+def lu_factor(A, piv):
+    """In-place LU factorization with partial pivoting, ``P A = L U`` (unit lower ``L`` below the diagonal,
+    ``U`` on and above; row swaps in ``piv``). Returns False when a pivot is below :data:`SINGULAR_TOL` times
+    the largest entry of ``A`` (numerically singular)."""
+    n = A.shape[0]
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(A[i, j]))
+    tol = SINGULAR_TOL * scale
+    if scale == 0.0:
+        return n == 0
+    for k in range(n):
+        p = k
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > abs(A[p, k]):
+                p = i
+        if not abs(A[p, k]) > tol:
+            return False
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                t = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = t
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            l = A[i, k] * inv
+            A[i, k] = l
+            if l != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= l * A[k, j]
+    return True
+
+
+@jit
+def lu_solve(LU, piv, X):
+    """Overwrite ``X`` (n x m) with ``A^-1 X`` from :func:`lu_factor` (row operations on whole rows of X)."""
+    n = LU.shape[0]
+    m = X.shape[1]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            for j in range(m):
+                t = X[k, j]
+                X[k, j] = X[p, j]
+                X[p, j] = t
+    for i in range(n):  # L y = P x
+        for k in range(i):
+            l = LU[i, k]
+            if l != 0.0:
+                for j in range(m):
+                    X[i, j] -= l * X[k, j]
+    for i in range(n - 1, -1, -1):  # U x = y
+        for k in range(i + 1, n):
+            u = LU[i, k]
+            if u != 0.0:
+                for j in range(m):
+                    X[i, j] -= u * X[k, j]
+        inv = 1.0 / LU[i, i]
+        for j in range(m):
+            X[i, j] *= inv
+
+
+@jit
+def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
+    """Solve the mixed LCP whose first ``nfree`` rows are equalities with free ``z_f`` (``w_f = 0``) and
+    whose other rows are complementarity rows (Jain 2014, Eqs. 27, 36, 53: a free block such as
+    ``[[M, -G^*], [G, 0]]`` or ``Q_b Lambda Q_b^*``).
+
+    The free rows are eliminated by a Schur complement: with ``M_ff = P L U`` (partial pivoting),
+    ``M_r = M_cc - M_cf M_ff^-1 M_fc``, ``q_r = q_c - M_cf M_ff^-1 q_f``; the standard LCP ``(M_r, q_r)`` is
+    solved by :func:`lemke` and ``z_f = -M_ff^-1 (q_f + M_fc z_c)``. A numerically singular ``M_ff`` returns
+    ``LCP_SINGULAR`` (with ``z = 0``, ``w = q``, ``info[2]`` the residual of that) unless ``tikhonov > 0``,
+    when ``M_ff + eps I`` is tried with the same ``eps`` sequence as :func:`lemke`. Outputs: ``z``, ``w``
+    (``w_f = 0`` exactly, ``w_c = M_c z + q_c``), ``info`` as :func:`lemke` (``info[1]``: the larger of the
+    free-block and reduced-LCP regularizations; ``info[2]``: residual of the full problem)."""
+    n = q.shape[0]
+    nc = n - nfree
+    info[0] = 0.0
+    info[1] = 0.0
+    info[2] = 0.0
+    info[3] = 0.0
+    if not all_finite(M, q):
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        info[2] = math.nan
+        return LCP_NAN
+    LU = np.empty((nfree, nfree))
+    piv = np.empty(nfree, dtype=np.int64)
+    eps_f = 0.0
+    k = 0
+    while True:
+        for i in range(nfree):
+            for j in range(nfree):
+                LU[i, j] = M[i, j]
+            LU[i, i] += eps_f
+        ok = lu_factor(LU, piv)
+        if ok or not tikhonov > 0.0 or k == TIKHONOV_TRIES:
+            break
+        eps_f = tikhonov * 10.0 ** k
+        k += 1
+    if not ok:
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        info[1] = eps_f
+        info[2] = lcp_residual(M, q, nfree, z, w)
+        info[3] = k + 1
+        return LCP_SINGULAR
+    # X = M_ff^-1 [M_fc, q_f]
+    X = np.empty((nfree, nc + 1))
+    for i in range(nfree):
+        for j in range(nc):
+            X[i, j] = M[i, nfree + j]
+        X[i, nc] = q[i]
+    lu_solve(LU, piv, X)
+    Mr = np.empty((nc, nc))
+    qr = np.empty(nc)
+    for i in range(nc):
+        for j in range(nc):
+            Mr[i, j] = M[nfree + i, nfree + j]
+        qr[i] = q[nfree + i]
+        for k2 in range(nfree):
+            a = M[nfree + i, k2]
+            if a != 0.0:
+                for j in range(nc):
+                    Mr[i, j] -= a * X[k2, j]
+                qr[i] -= a * X[k2, nc]
+    zc = np.empty(nc)
+    wc = np.empty(nc)
+    status = lemke(Mr, qr, max_pivots, tikhonov, zc, wc, info)
+    for i in range(nfree):
+        s = -X[i, nc]
+        for j in range(nc):
+            s -= X[i, j] * zc[j]
+        z[i] = s
+    for j in range(nc):
+        z[nfree + j] = zc[j]
+    for i in range(n):
+        if i < nfree:
+            w[i] = 0.0
+        else:
+            s = q[i]
+            for j in range(n):
+                s += M[i, j] * z[j]
+            w[i] = s
+    info[1] = max(info[1], eps_f)
+    info[2] = lcp_residual(M, q, nfree, z, w)
+    if k > 0:
+        info[3] += k
+    if status == LCP_OK and not info[2] == info[2]:
+        return LCP_NAN
+    return status
+
+
+# ------------------------------------------------------------------------------ projected Gauss-Seidel
+@jit
+def project_pyramid(y, c, act, out, o):
+    """Euclidean projection of ``y`` (nf) onto ``{beta >= 0, sum(beta) <= c}`` (``c >= 0``), written to
+    ``out[o:o + nf]``: clip at 0; if the sum exceeds ``c``, project onto the simplex ``sum = c`` by the
+    active-set iteration ``tau = (sum_active y - c) / |active|`` (Michelot 1986). ``act`` is bool scratch."""
+    nf = y.shape[0]
+    s = 0.0
+    for k in range(nf):
+        s += max(y[k], 0.0)
+    if s <= c:
+        for k in range(nf):
+            out[o + k] = max(y[k], 0.0)
+        return
+    for k in range(nf):
+        act[k] = True
+    tau = 0.0
+    changed = True
+    while changed:
+        changed = False
+        s = 0.0
+        m = 0
+        for k in range(nf):
+            if act[k]:
+                s += y[k]
+                m += 1
+        tau = (s - c) / m
+        for k in range(nf):
+            if act[k] and y[k] - tau <= 0.0:
+                act[k] = False
+                changed = True
+    for k in range(nf):
+        out[o + k] = max(y[k] - tau, 0.0) if act[k] else 0.0
+
+
+@jit
+def pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act):
+    """Natural residual of the friction-pyramid contact problem solved by :func:`pgs`, with ``w = A z + b``
+    written to ``w``: ``|w_i|`` on free rows, ``|min(z_n, w_n)|`` on normal rows and, per pyramid block,
+    ``max_k |beta_k - P(beta - w_t)_k|`` with ``P`` the projection onto ``{beta >= 0, sum <= mu z_n}`` (zero
+    iff the Jain 2014, Eq. 12 conditions hold with some ``sigma >= 0``). ``y``, ``p``, ``act``: nf scratch."""
+    n = b.shape[0]
+    for i in range(n):
+        s = b[i]
+        for j in range(n):
+            s += A[i, j] * z[j]
+        w[i] = s
+    r = 0.0
+    for i in range(nfree):
+        r = max(r, abs(w[i]))
+    for c in range(ncontact):
+        a = nfree + c * (nf + 1)
+        r = max(r, abs(min(z[a], w[a])))
+        for k in range(nf):
+            y[k] = z[a + 1 + k] - w[a + 1 + k]
+        project_pyramid(y, mu[c] * max(z[a], 0.0), act, p, 0)
+        for k in range(nf):
+            r = max(r, abs(z[a + 1 + k] - p[k]))
+    if r != r:
+        return math.nan
+    return r
+
+
+@jit
+def pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info):
+    """Projected Gauss-Seidel for the friction-pyramid contact problem without the ``sigma`` rows
+    (Jain 2014, Eqs. 12-16): unknowns ``z = (z_f (nfree), then per contact [normal impulse, nf pyramid
+    coefficients beta])``, velocity ``w = A z + b``; free rows solve ``w = 0``, each normal ``0 <= z_n perp
+    w_n >= 0``, and each pyramid block lies in ``{beta >= 0, sum(beta) <= mu_i z_n}`` with maximal
+    dissipation (``-w_t`` in its normal cone).
+
+    One sweep: free and normal rows by (projected) Gauss-Seidel, ``z_i -= w_i / A_ii``; each pyramid block
+    by one projected gradient step ``beta <- P(beta - w_t / L)`` with one step ``1 / L`` for the whole block
+    (``L`` the largest Gershgorin row sum of its diagonal block: a per-coefficient step would change the
+    fixed point). Converges on symmetric PSD ``A`` with positive diagonal. ``z`` holds the initial guess on
+    entry (warm start) and the result on exit. Stops when :func:`pgs_residual` ``<= tol`` (checked each
+    sweep) or after ``iters`` sweeps (``LCP_MAX_PIVOTS``). ``info``: sweeps, 0, residual, 1."""
+    n = b.shape[0]
+    info[0] = 0.0
+    info[1] = 0.0
+    info[3] = 1.0
+    w = np.empty(n)
+    y = np.empty(nf)
+    p = np.empty(nf)
+    act = np.empty(nf, dtype=np.bool_)
+    L = np.empty(ncontact)
+    for c in range(ncontact):
+        a = nfree + c * (nf + 1) + 1
+        L[c] = 0.0
+        for k in range(nf):
+            s = 0.0
+            for l in range(nf):
+                s += abs(A[a + k, a + l])
+            L[c] = max(L[c], s)
+    r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act)
+    it = 0
+    while it < iters and r > tol:
+        for i in range(nfree):
+            s = b[i]
+            for j in range(n):
+                s += A[i, j] * z[j]
+            z[i] -= s / A[i, i]
+        for c in range(ncontact):
+            a = nfree + c * (nf + 1)
+            s = b[a]
+            for j in range(n):
+                s += A[a, j] * z[j]
+            z[a] = max(z[a] - s / A[a, a], 0.0)
+            for k in range(nf):
+                s = b[a + 1 + k]
+                for j in range(n):
+                    s += A[a + 1 + k, j] * z[j]
+                y[k] = z[a + 1 + k] - s / L[c] if L[c] > 0.0 else z[a + 1 + k]
+            project_pyramid(y, mu[c] * z[a], act, z, a + 1)
+        r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act)
+        it += 1
+    info[0] = it
+    info[2] = r
+    if r != r:
+        return LCP_NAN
+    return LCP_OK if r <= tol else LCP_MAX_PIVOTS

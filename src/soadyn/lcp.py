@@ -1,0 +1,188 @@
+"""LCP and mixed LCP solvers (Jain 2014, Eq. 9): ``w = M z + q``, ``0 <= z perp w >= 0``, and mixed problems
+whose first ``nfree`` rows are equalities with free ``z`` (Jain 2014, Eqs. 27, 36, 53).
+
+* :func:`lemke`: Lemke's complementary pivoting (lexicographic, so degenerate problems terminate), with an
+  optional Tikhonov retry; solves P-matrix and copositive-plus problems such as the friction-pyramid contact
+  LCPs (Jain 2014, Eqs. 14, 41, 53), or reports that none was found.
+* :func:`solve_mlcp`: mixed LCPs, the free rows eliminated by a Schur complement, then Lemke.
+* :func:`pgs`: projected Gauss-Seidel, a fast approximate solver for the contact problem without the
+  ``sigma`` rows.
+
+Each returns an :class:`LCPResult` or raises :class:`LCPError` carrying the problem and its residuals. The
+kernels (``soadyn._kernels.lcp``) are callable from other kernels; these wrappers validate inputs and copy
+them to C-contiguous float64 so each kernel compiles one signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels import lcp as _k
+
+__all__ = ["LCPError", "LCPResult", "STATUS_NAMES", "lemke", "solve_mlcp", "pgs"]
+
+STATUS_NAMES = {_k.LCP_OK: "ok", _k.LCP_RAY: "ray", _k.LCP_MAX_PIVOTS: "max_pivots",
+                _k.LCP_SINGULAR: "singular", _k.LCP_NAN: "nan"}
+"""Kernel status code -> name used in :class:`LCPResult` and :class:`LCPError`."""
+
+_STATUS_TEXT = {"ray": "secondary ray (no solution found; for copositive-plus M the LCP is infeasible)",
+                "max_pivots": "iteration limit reached", "singular": "the free block M_ff is numerically singular",
+                "nan": "NaN or inf in the solution"}
+
+
+# ------------------------------------------------------------------------------------ result and error
+@dataclass(frozen=True)
+class LCPResult:
+    """A solved (mixed) LCP: ``z``, ``w = M z + q`` (``w = 0`` on free rows), ``pivots`` (Lemke pivots of
+    all runs, or PGS sweeps), ``regularization`` (Tikhonov ``eps`` used, 0 if none), ``residual`` (max of
+    ``|w - M z - q|``, ``|w_free|`` and ``|min(z_i, w_i)|``; absolute), ``status`` (``"ok"``)."""
+
+    z: np.ndarray
+    w: np.ndarray
+    pivots: int
+    regularization: float
+    residual: float
+    status: str
+
+
+class LCPError(ValueError):
+    """No solution found. Attributes: ``M``, ``q``, ``nfree`` (the problem), ``status`` (a name of
+    :data:`STATUS_NAMES`), ``residual`` (of the returned ``z``), ``pivots``, ``regularization``, ``z``, ``w``
+    (the last iterate)."""
+
+    def __init__(self, M, q, nfree, status, residual, pivots, regularization, z, w, solver):
+        self.M, self.q, self.nfree = M, q, nfree
+        self.status, self.residual, self.pivots, self.regularization = status, residual, pivots, regularization
+        self.z, self.w = z, w
+        reg = f", Tikhonov regularization up to {regularization:.1e}" if regularization else ""
+        super().__init__(f"{solver}: no solution of the {len(q)}-row LCP (nfree={nfree}): "
+                         f"{_STATUS_TEXT.get(status, status)}; residual {residual:.3e} after {pivots} "
+                         f"{'sweeps' if solver == 'pgs' else 'pivots'}{reg}")
+
+
+# --------------------------------------------------------------------------------------- validation
+def _square(M, name: str) -> np.ndarray:
+    """``M`` as a C-contiguous float64 square matrix (a copy), or ValueError naming ``name``."""
+    try:
+        A = np.array(M, dtype=np.float64, order="C", copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: not a numeric matrix ({exc})") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name}: expected a square matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name}: contains NaN or inf")
+    return A
+
+
+def _vector(x, n: int, name: str) -> np.ndarray:
+    """``x`` as a C-contiguous float64 vector of length ``n`` (a copy), or ValueError naming ``name``."""
+    try:
+        v = np.array(x, dtype=np.float64, order="C", copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: not a numeric vector ({exc})") from None
+    if v.ndim == 0:
+        v = np.full(n, float(v))
+    if v.shape != (n,):
+        raise ValueError(f"{name}: expected shape ({n},), got {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name}: contains NaN or inf")
+    return v
+
+
+def _count(x, name: str, lo: int, hi: int | None = None) -> int:
+    """An integer in ``[lo, hi]``, or ValueError naming ``name``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{name}: expected an integer, got {x!r}")
+    if x < lo or (hi is not None and x > hi):
+        raise ValueError(f"{name}: {x} out of range [{lo}, {'inf' if hi is None else hi}]")
+    return int(x)
+
+
+def _nonneg(x, name: str) -> float:
+    x = float(x)
+    if not np.isfinite(x) or x < 0.0:
+        raise ValueError(f"{name}: expected a finite value >= 0, got {x}")
+    return x
+
+
+def _problem(M, q, nfree=0):
+    """Validated ``(M, q, nfree)``."""
+    M = _square(M, "M")
+    q = _vector(q, M.shape[0], "q")
+    return M, q, _count(nfree, "nfree", 0, M.shape[0])
+
+
+def _finish(status, z, w, info, M, q, nfree, solver) -> LCPResult:
+    """:class:`LCPResult`, or :class:`LCPError` for a status other than ok."""
+    name = STATUS_NAMES[int(status)]
+    pivots, reg, res = int(info[0]), float(info[1]), float(info[2])
+    if name != "ok":
+        raise LCPError(M, q, nfree, name, res, pivots, reg, z, w, solver)
+    return LCPResult(z=z, w=w, pivots=pivots, regularization=reg, residual=res, status=name)
+
+
+# ------------------------------------------------------------------------------------- Lemke and MLCP
+def lemke(M, q, max_pivots: int | None = None, tikhonov: float = 0.0) -> LCPResult:
+    """Solve ``w = M z + q``, ``0 <= z perp w >= 0`` by Lemke's method (covering vector 1, lexicographic
+    minimum ratio, so degenerate problems terminate). ``M`` (n x n, not necessarily symmetric), ``q`` (n).
+    ``max_pivots``: pivot limit (default ``50 n``). ``tikhonov > 0``: after a ray or the pivot limit, retry
+    with ``M + eps I``, ``eps = tikhonov, 10 tikhonov, ...`` (the result's ``regularization``; its ``w`` and
+    ``residual`` are those of the given ``M``). Raises :class:`LCPError` when no solution is found (a ray:
+    for copositive-plus ``M`` the LCP is infeasible) and ValueError for bad input."""
+    M, q, _ = _problem(M, q)
+    maxp = 0 if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    tik = _nonneg(tikhonov, "tikhonov")
+    n = q.shape[0]
+    z, w, info = np.zeros(n), np.zeros(n), np.zeros(4)
+    status = _k.lemke(M, q, maxp, tik, z, w, info)
+    return _finish(status, z, w, info, M, q, 0, "lemke")
+
+
+def solve_mlcp(M, q, nfree: int, max_pivots: int | None = None, tikhonov: float = 0.0) -> LCPResult:
+    """Solve the mixed LCP whose first ``nfree`` rows are equalities with free ``z`` (``w = 0`` there) and
+    whose other rows are complementarity rows (Jain 2014, Eqs. 27, 36, 53), by a Schur complement on the
+    free block (LU with partial pivoting) and :func:`lemke` on the reduced problem. ``tikhonov > 0`` also
+    regularizes a singular free block (``M_ff + eps I``). Raises :class:`LCPError` (``status`` ``"singular"``
+    for a numerically singular free block) when no solution is found, ValueError for bad input."""
+    M, q, nfree = _problem(M, q, nfree)
+    maxp = 0 if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    tik = _nonneg(tikhonov, "tikhonov")
+    n = q.shape[0]
+    z, w, info = np.zeros(n), np.zeros(n), np.zeros(4)
+    status = _k.mlcp(M, q, nfree, maxp, tik, z, w, info)
+    return _finish(status, z, w, info, M, q, nfree, "solve_mlcp")
+
+
+# ------------------------------------------------------------------------------ projected Gauss-Seidel
+def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: float = 1e-10,
+        z0=None) -> LCPResult:
+    """Projected Gauss-Seidel for the friction-pyramid contact problem without the ``sigma`` rows
+    (Jain 2014, Eqs. 12-16). Unknowns ``z = (free rows (nfree), then per contact [normal impulse, nf pyramid
+    coefficients])``, ``w = A z + b``: free rows ``w = 0``; ``0 <= z_n perp w_n >= 0``; each pyramid block in
+    ``{beta >= 0, sum(beta) <= mu_i z_n}`` with maximal dissipation. ``A`` symmetric PSD with positive
+    diagonal (n x n, ``n = nfree + ncontact (nf + 1)``), ``mu`` a scalar or one value per contact, ``z0`` a
+    warm start (default 0). Stops when the natural residual is ``<= tol`` (the result's ``residual``;
+    ``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after ``iters`` sweeps."""
+    A = _square(A, "A")
+    n = A.shape[0]
+    b = _vector(b, n, "b")
+    nfree = _count(nfree, "nfree", 0, n)
+    ncontact = _count(ncontact, "ncontact", 0)
+    nf = _count(nf, "nf", 0)
+    if nfree + ncontact * (nf + 1) != n:
+        raise ValueError(f"ncontact: nfree + ncontact * (nf + 1) = {nfree + ncontact * (nf + 1)} != {n} rows of A")
+    mu = _vector(mu, ncontact, "mu")
+    if np.any(mu < 0.0):
+        raise ValueError("mu: friction coefficients must be >= 0")
+    if np.any(np.diag(A) <= 0.0):
+        raise ValueError("A: the diagonal must be positive")
+    iters = _count(iters, "iters", 1)
+    tol = _nonneg(tol, "tol")
+    z = np.zeros(n) if z0 is None else _vector(z0, n, "z0")
+    info = np.zeros(4)
+    status = _k.pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info)
+    w = A @ z + b
+    w[:nfree] = 0.0
+    return _finish(status, z, w, info, A, b, nfree, "pgs")
