@@ -127,6 +127,15 @@ class Model:
 
         return fully_augmented(self)
 
+    def embed_loops(self, loops=None, independent=None, method: str = "auto", max_size: int = 16,
+                    hybrid_size: int = 6, q_ref=None, tol: float = 1e-13):
+        """Constraint embedding: the :class:`soadyn.embedding.EmbeddedModel` with ``loops`` (None: all,
+        a list of names, or ``"auto"``: the hybrid rule) aggregated into compound bodies and the other
+        loops cut (Jain 2012 Secs. 1, 6; see :func:`soadyn.embedding.embed_loops`)."""
+        from .embedding import embed_loops
+
+        return embed_loops(self, loops, independent, method, max_size, hybrid_size, q_ref, tol)
+
     # ------------------------------------------------------------------ names
     @property
     def joint_names(self) -> tuple:
