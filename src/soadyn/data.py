@@ -86,6 +86,18 @@ class Data:
         self.loop_lambda = z(nc)  # Lagrange multipliers
         self.loop_G = z((nc, nv))  # constraint Jacobian
         self.loop_info = np.zeros(2, dtype=np.int64)  # (rank of K, 1 if K was singular)
+        # contact: geom world poses and the contacts of soadyn.contact.collide (capacity model.ncon_max)
+        ng, K = model.ng, model.ncon_max
+        self.gR = z((ng, 3, 3))  # geom orientations in the world (columns = geom axes)
+        self.gp = z((ng, 3))  # geom origins in the world
+        self.con_geom = np.zeros((K, 2), dtype=np.int64)  # geom pair (a, b) of each contact
+        self.con_body = np.zeros((K, 2), dtype=np.int64)  # their bodies (-1 world)
+        self.con_point = z((K, 3))  # world contact points
+        self.con_normal = z((K, 3))  # unit normals from geom b to geom a (world)
+        self.con_gap = z(K)  # signed distances (negative: penetration)
+        self.con_mu = z(K)  # friction coefficients
+        self.con_eps = z(K)  # restitution coefficients
+        self.ncon = np.zeros(1, dtype=np.int64)  # contacts found by the last detection
 
     def __repr__(self) -> str:
         return f"<soadyn.Data for {self.model.name!r}>"

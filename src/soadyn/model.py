@@ -10,7 +10,7 @@ whose inertia absorbs the child's and whose frames absorb the child's frames.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["ModelBuilder", "Model", "ModelError"]
 
 WORLD = "world"
+
+
+def _no_geoms(*shape, dtype=np.float64):
+    """Default factory of an empty read-only geom array (models without geoms)."""
+    return field(default_factory=lambda: _readonly(np.zeros(shape), dtype))
 
 
 class ModelError(ValueError):
@@ -104,6 +109,23 @@ class Model:
     loop_axis: np.ndarray = None  # (nl, 3) universal loops: first axis, in A's axes
     loop_axis2: np.ndarray = None  # (nl, 3) universal loops: second axis, in B's axes
     loop_twist: np.ndarray = None  # (nl, 3) free rotation axis in A's axes (zero if none or several)
+    # collision geometry (soadyn.contact.geometry; ModelBuilder.add_geom): ng geoms, npair candidate pairs
+    ng: int = 0
+    geom_name: tuple = ()
+    geom_body: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 body carrying the geom, -1 for the world
+    geom_type: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 GEOM_SPHERE/CAPSULE/BOX/PLANE/HALFSPACE
+    geom_size: np.ndarray = _no_geoms(0, 3)  # (ng, 3) sizes, zero-padded (see soadyn.contact.geometry)
+    geom_E: np.ndarray = _no_geoms(0, 3, 3)  # (ng, 3, 3) rotation body coordinates -> geom coordinates
+    geom_r: np.ndarray = _no_geoms(0, 3)  # (ng, 3) geom origin in body coordinates
+    geom_mu: np.ndarray = _no_geoms(0)  # (ng,) friction coefficients
+    geom_restitution: np.ndarray = _no_geoms(0)  # (ng,) restitution coefficients in [0, 1]
+    geom_margin: np.ndarray = _no_geoms(0)  # (ng,) contact margins (a pair reports gap <= margin_a + margin_b)
+    geom_group: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision group bits
+    geom_mask: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision mask bits
+    npair: int = 0
+    pair_geom: np.ndarray = _no_geoms(0, 2, dtype=np.int64)  # (npair, 2) int64 candidate pairs (a, b)
+    pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
+    ncon_max: int = 0  # sum(pair_max): the contact capacity of Data
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -244,8 +266,9 @@ class ModelBuilder:
     Every body also gets a frame of its own name at its origin.
     """
 
-    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81), exclude_parent_child: bool = True):
         self.name = name
+        self.exclude_parent_child = bool(exclude_parent_child)  # no contacts between parent and child bodies
         self.gravity = np.asarray(gravity, dtype=float).reshape(3)
         if not np.all(np.isfinite(self.gravity)):
             raise ValueError("gravity must be finite")
@@ -254,6 +277,8 @@ class ModelBuilder:
         self._names: set[str] = {WORLD}
         self._loops: list[tuple] = []
         self._loop_names: set[str] = set()
+        self._geoms: list = []  # soadyn.contact.geometry.GeomSpec
+        self._excluded: set[frozenset] = set()
 
     def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
                  inertia: Inertia | None = None, joint_name: str | None = None) -> str:
@@ -293,6 +318,28 @@ class ModelBuilder:
         self._loop_names.add(name)
         self._loops.append((name, frame_a, frame_b, kind, axis, axis2))
         return name
+
+    def add_geom(self, name: str, body: str, kind: str, size=None, placement=None, mu: float = 0.5,
+                 restitution: float = 0.0, margin: float = 0.0, group: int = 1, mask: int = -1) -> str:
+        """Add a collision geom ``name`` fixed to ``body`` (or ``"world"``): ``kind`` ``"sphere"`` (size:
+        radius), ``"capsule"`` (radius, half-length along its z), ``"box"`` (half-extents), ``"plane"`` (none,
+        or a finite rectangle (hx, hy)) or ``"halfspace"`` (the solid z <= 0 of its frame), at ``placement``
+        in the body frame (a Transform, a 4x4 pose or (rotation, translation)); friction ``mu``,
+        ``restitution``, contact ``margin``, collision ``group``/``mask`` bits. See
+        :mod:`soadyn.contact.geometry`. Returns ``name``."""
+        from .contact.geometry import geom_spec
+
+        g = geom_spec(name, body, kind, size, placement, mu, restitution, margin, group, mask)
+        if any(h.name == name for h in self._geoms):
+            raise ModelError(f"duplicate geom name {name!r}")
+        self._geoms.append(g)
+        return name
+
+    def exclude_pair(self, geom1: str, geom2: str) -> None:
+        """Never test the geoms ``geom1`` and ``geom2`` against each other (checked at :meth:`finalize`)."""
+        if not (isinstance(geom1, str) and isinstance(geom2, str)) or geom1 == geom2:
+            raise ValueError(f"exclude_pair: expected two different geom names, got {geom1!r}, {geom2!r}")
+        self._excluded.add(frozenset((geom1, geom2)))
 
     # ------------------------------------------------------------------ finalize
     def finalize(self) -> Model:
@@ -362,6 +409,9 @@ class ModelBuilder:
             frames.append((f.name, index.get(h, -1), f.placement * X))
 
         body_I = np.array([inertia[n].matrix() for n in kept]).reshape(nb, 6, 6)
+        from .contact.geometry import model_fields
+
+        geoms = model_fields(self._geoms, self._excluded, host, index, parent_idx, self.exclude_parent_child)
         model = Model(
             name=self.name,
             nq=int(nqs.sum()),
@@ -393,6 +443,7 @@ class ModelBuilder:
             frame_body=_readonly([f[1] for f in frames], np.int64),
             frame_E=_readonly(np.array([f[2].E for f in frames]).reshape(len(frames), 3, 3), np.float64),
             frame_r=_readonly(np.array([f[2].r for f in frames]).reshape(len(frames), 3), np.float64),
+            **geoms,
         )
         if len(set(model.jnt_names)) != nb:
             dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})

@@ -1,0 +1,307 @@
+"""Narrow-phase collision detection between geoms: spheres, capsules, boxes, planes and halfspaces.
+
+Conventions (DESIGN section 1): a contact of the pair ``(a, b)`` carries the world contact point (the
+midpoint of the two witness points), the unit normal pointing FROM geom ``b`` TO geom ``a`` (Jain 2014,
+Sec. 2: normals from B to A) and the signed distance ``gap`` (negative = penetration) measured along the
+normal, ``gap = (w_a - w_b) . n`` for the witness points ``w_a`` on ``a`` and ``w_b`` on ``b``. A pair
+reports the contacts with ``gap <= margin_a + margin_b``.
+
+Geom frames: ``gR[g]`` (columns = geom axes in the world) and ``gp[g]`` (geom origin). Sizes ``geom_size``
+(ng, 3): sphere ``(radius, 0, 0)``, capsule ``(radius, half-length along local z, 0)``, box half-extents,
+plane ``(hx, hy, 0)`` (0 = unbounded), halfspace unused. Plane and halfspace: the solid ``z <= 0`` of the
+geom frame with outward normal ``+z``; a plane's contacts are restricted to the rectangle
+``|x| <= hx, |y| <= hy`` of its frame when ``hx > 0``.
+
+Pair functions write up to ``MAX_PAIR_CONTACTS`` contacts into scratch arrays ``pts`` (points), ``nrm``
+(normals from their SECOND geom argument to their FIRST) and ``gap``, and return the count; ``collide``
+orders each pair by type (lower type code first), calls the one pair function and flips the normals when
+it swapped the pair.
+"""
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from .boxes import (MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp, emit, local_coords, segments,
+                    sphere_box, world_point)
+from .frames import frame_world_pose
+from .joints import OK, check_q
+from .tree import tree_positions, world_poses
+
+GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE = 0, 1, 2, 3, 4
+"""Geom type codes (``Model.geom_type``)."""
+
+
+# ----------------------------------------------------------------------------------------- poses
+@jit
+def geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp):
+    """World rotation ``gR`` (ng, 3, 3) (columns = geom axes in world) and origin ``gp`` (ng, 3) of every
+    geom: ``gR = oR_b E^T``, ``gp = op_b + oR_b r`` for a geom placed at ``(E, r)`` on body ``b``
+    (the frame convention of ``frames.frame_world_pose``); world geoms (``b = -1``) use their placement."""
+    for g in range(geom_body.shape[0]):
+        frame_world_pose(geom_body[g], geom_E[g], geom_r[g], oR, op, gR[g], gp[g])
+
+
+# ----------------------------------------------------------------------------------------- helpers
+@jit
+def _perp(u0, u1, u2):
+    """A unit vector perpendicular to the unit vector ``u`` (deterministic)."""
+    if abs(u0) <= abs(u1) and abs(u0) <= abs(u2):
+        x, y, z = 0.0, -u2, u1
+    elif abs(u1) <= abs(u2):
+        x, y, z = u2, 0.0, -u0
+    else:
+        x, y, z = -u1, u0, 0.0
+    s = math.sqrt(x * x + y * y + z * z)
+    return x / s, y / s, z / s
+
+
+@jit
+def _balls(a0, a1, a2, ra, b0, b1, b2, rb, f0, f1, f2, margin, pts, nrm, gap, k):
+    """Contact between the balls ``(a, ra)`` and ``(b, rb)`` (core points of swept shapes); ``f`` is the
+    normal used when the centres coincide. Writes contact ``k`` if ``gap <= margin``; returns 1 or 0."""
+    d0, d1, d2 = a0 - b0, a1 - b1, a2 - b2
+    dist = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    if dist > 1e-300:
+        n0, n1, n2 = d0 / dist, d1 / dist, d2 / dist
+    else:
+        n0, n1, n2 = f0, f1, f2
+    g = dist - ra - rb
+    if g > margin:
+        return 0
+    emit(pts, nrm, gap, k, a0 - ra * n0, a1 - ra * n1, a2 - ra * n2,
+          b0 + rb * n0, b1 + rb * n1, b2 + rb * n2, n0, n1, n2, g)
+    return 1
+
+
+@jit
+def _segment_point(p, u, hl, x0, x1, x2):
+    """Parameter ``t`` in ``[-hl, hl]`` of the point of the segment ``p + t u`` closest to ``x``."""
+    return clamp(u[0] * (x0 - p[0]) + u[1] * (x1 - p[1]) + u[2] * (x2 - p[2]), -hl, hl)
+
+
+# ------------------------------------------------------------------------------- round shapes
+@jit
+def sphere_sphere(pa, ra, pb, rb, margin, pts, nrm, gap):
+    """Sphere ``a`` against sphere ``b``: ``gap = |pa - pb| - ra - rb``, ``n = (pa - pb) / |pa - pb|``
+    (``+z`` if the centres coincide). Returns the contact count (0 or 1)."""
+    return _balls(pa[0], pa[1], pa[2], ra, pb[0], pb[1], pb[2], rb, 0.0, 0.0, 1.0, margin, pts, nrm, gap, 0)
+
+
+@jit
+def sphere_capsule(pa, ra, Rb, pb, rb, hb, margin, pts, nrm, gap):
+    """Sphere ``a`` against capsule ``b`` (axis ``Rb[:, 2]``): the sphere against the ball of the capsule's
+    segment point closest to the sphere centre. Returns 0 or 1."""
+    u = Rb[:, 2]
+    t = _segment_point(pb, u, hb, pa[0], pa[1], pa[2])
+    f0, f1, f2 = _perp(u[0], u[1], u[2])
+    return _balls(pa[0], pa[1], pa[2], ra, pb[0] + t * u[0], pb[1] + t * u[1], pb[2] + t * u[2], rb,
+                  f0, f1, f2, margin, pts, nrm, gap, 0)
+
+
+@jit
+def capsule_capsule(Ra, pa, ra, ha, Rb, pb, rb, hb, margin, pts, nrm, gap):
+    """Capsule ``a`` against capsule ``b``: balls at the closest points of the two segments; parallel
+    segments (``|sin| < PARALLEL_TOL``) whose projections overlap give two contacts, at the ends of the
+    overlap. Returns 0, 1 or 2."""
+    u = Ra[:, 2]
+    v = Rb[:, 2]
+    cx0 = u[1] * v[2] - u[2] * v[1]
+    cx1 = u[2] * v[0] - u[0] * v[2]
+    cx2 = u[0] * v[1] - u[1] * v[0]
+    sin = math.sqrt(cx0 * cx0 + cx1 * cx1 + cx2 * cx2)
+    if sin > PARALLEL_TOL:
+        f0, f1, f2 = cx0 / sin, cx1 / sin, cx2 / sin
+    else:
+        f0, f1, f2 = _perp(u[0], u[1], u[2])
+    if sin <= PARALLEL_TOL:
+        # parallel: the overlap [lo, hi] of b's projection on a's segment
+        c = u[0] * (pb[0] - pa[0]) + u[1] * (pb[1] - pa[1]) + u[2] * (pb[2] - pa[2])
+        lo = max(-ha, c - hb)
+        hi = min(ha, c + hb)
+        if lo <= hi:
+            n = 0
+            for m in range(2 if hi - lo > 1e-12 * (ha + hb) else 1):
+                s = lo if m == 0 else hi
+                x0, x1, x2 = pa[0] + s * u[0], pa[1] + s * u[1], pa[2] + s * u[2]
+                t = _segment_point(pb, v, hb, x0, x1, x2)
+                n += _balls(x0, x1, x2, ra, pb[0] + t * v[0], pb[1] + t * v[1], pb[2] + t * v[2], rb,
+                            f0, f1, f2, margin, pts, nrm, gap, n)
+            return n
+    s, t = segments(pa[0], pa[1], pa[2], u[0], u[1], u[2], ha, pb[0], pb[1], pb[2], v[0], v[1], v[2], hb)
+    return _balls(pa[0] + s * u[0], pa[1] + s * u[1], pa[2] + s * u[2], ra,
+                  pb[0] + t * v[0], pb[1] + t * v[1], pb[2] + t * v[2], rb, f0, f1, f2, margin, pts, nrm, gap, 0)
+
+
+# ------------------------------------------------------------------------------ planes, halfspaces
+@jit
+def _plane_point(Rb, pb, sb, x0, x1, x2, r, margin, pts, nrm, gap, k):
+    """Contact ``k`` of the ball ``(x, r)`` with the plane/halfspace ``b`` (solid ``z <= 0``, normal
+    ``Rb[:, 2]``): ``gap = n . (x - pb) - r``; a finite plane (``sb[0] > 0``) keeps it only if the foot point
+    lies in its rectangle. Returns 1 if kept and ``gap <= margin``, else 0."""
+    n0, n1, n2 = Rb[0, 2], Rb[1, 2], Rb[2, 2]
+    h = n0 * (x0 - pb[0]) + n1 * (x1 - pb[1]) + n2 * (x2 - pb[2])
+    g = h - r
+    if g > margin:
+        return 0
+    f0, f1, f2 = x0 - h * n0, x1 - h * n1, x2 - h * n2
+    if sb[0] > 0.0:
+        l0, l1, _ = local_coords(Rb, pb, f0, f1, f2)
+        if abs(l0) > sb[0] or abs(l1) > sb[1]:
+            return 0
+    emit(pts, nrm, gap, k, x0 - r * n0, x1 - r * n1, x2 - r * n2, f0, f1, f2, n0, n1, n2, g)
+    return 1
+
+
+@jit
+def sphere_plane(pa, ra, Rb, pb, sb, margin, pts, nrm, gap):
+    """Sphere ``a`` against plane or halfspace ``b``: one contact, normal ``b``'s ``+z``. Returns 0 or 1."""
+    return _plane_point(Rb, pb, sb, pa[0], pa[1], pa[2], ra, margin, pts, nrm, gap, 0)
+
+
+@jit
+def capsule_plane(Ra, pa, ra, ha, Rb, pb, sb, margin, pts, nrm, gap):
+    """Capsule ``a`` against plane or halfspace ``b``: the balls at both segment ends. Returns 0-2."""
+    n = 0
+    for s in (-ha, ha):
+        n += _plane_point(Rb, pb, sb, pa[0] + s * Ra[0, 2], pa[1] + s * Ra[1, 2], pa[2] + s * Ra[2, 2], ra,
+                          margin, pts, nrm, gap, n)
+    return n
+
+
+@jit
+def box_plane(Ra, pa, ha, Rb, pb, sb, margin, pts, nrm, gap):
+    """Box ``a`` against plane or halfspace ``b``: all 8 corners are tested; the (up to) 4 deepest with
+    ``gap <= margin`` are kept, deepest first (ties in corner order). Returns 0-4."""
+    n = 0
+    for c in range(8):
+        x0, x1, x2 = world_point(Ra, pa, ha[0] if c & 1 else -ha[0], ha[1] if c & 2 else -ha[1],
+                            ha[2] if c & 4 else -ha[2])
+        n += _plane_point(Rb, pb, sb, x0, x1, x2, 0.0, margin, pts, nrm, gap, n)
+    for k in range(1, n):  # stable insertion sort by gap
+        j = k
+        while j > 0 and gap[j - 1] > gap[j]:
+            for m in range(3):
+                pts[j, m], pts[j - 1, m] = pts[j - 1, m], pts[j, m]
+                nrm[j, m], nrm[j - 1, m] = nrm[j - 1, m], nrm[j, m]
+            gap[j], gap[j - 1] = gap[j - 1], gap[j]
+            j -= 1
+    return min(n, 4)
+
+
+# ------------------------------------------------------------------------------------- dispatch
+@jit
+def bounding_radius(t, size):
+    """Radius of the geom's bounding sphere about its origin (infinite for planes and halfspaces)."""
+    if t == GEOM_SPHERE:
+        return size[0]
+    if t == GEOM_CAPSULE:
+        return size[0] + size[1]
+    if t == GEOM_BOX:
+        return math.sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
+    return np.inf
+
+
+@jit
+def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly):
+    """Contacts of the geom pair ``(a, b)`` into the scratch ``pts, nrm, gap`` (normals from ``b`` to
+    ``a``), after a bounding-sphere (or plane-distance) early-out; the pair is ordered by type for the pair
+    functions and the normals flipped back. Plane/halfspace pairs give none. Returns the count."""
+    ta, tb = geom_type[a], geom_type[b]
+    flip = ta > tb
+    if flip:
+        a, b, ta, tb = b, a, tb, ta
+    Ra, pa, sa, Rb, pb, sb = gR[a], gp[a], geom_size[a], gR[b], gp[b], geom_size[b]
+    n = 0
+    if tb >= GEOM_PLANE:
+        if ta >= GEOM_PLANE:
+            return 0
+        h = Rb[0, 2] * (pa[0] - pb[0]) + Rb[1, 2] * (pa[1] - pb[1]) + Rb[2, 2] * (pa[2] - pb[2])
+        if h > bounding_radius(ta, sa) + margin:
+            return 0
+        if ta == GEOM_SPHERE:
+            n = sphere_plane(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
+        elif ta == GEOM_CAPSULE:
+            n = capsule_plane(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap)
+        else:
+            n = box_plane(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap)
+    else:
+        d = math.sqrt((pa[0] - pb[0]) ** 2 + (pa[1] - pb[1]) ** 2 + (pa[2] - pb[2]) ** 2)
+        if d > bounding_radius(ta, sa) + bounding_radius(tb, sb) + margin:
+            return 0
+        if ta == GEOM_SPHERE:
+            if tb == GEOM_SPHERE:
+                n = sphere_sphere(pa, sa[0], pb, sb[0], margin, pts, nrm, gap)
+            elif tb == GEOM_CAPSULE:
+                n = sphere_capsule(pa, sa[0], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
+            else:
+                n = sphere_box(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
+        elif ta == GEOM_CAPSULE:
+            if tb == GEOM_CAPSULE:
+                n = capsule_capsule(Ra, pa, sa[0], sa[1], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
+            else:
+                n = capsule_box(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap, ts)
+        else:
+            n = box_box(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, poly)
+    if flip:
+        for k in range(n):
+            for m in range(3):
+                nrm[k, m] = -nrm[k, m]
+    return n
+
+
+@jit
+def collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_body, pair_geom, gR, gp,
+            con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
+    """Narrow phase over the candidate pairs ``pair_geom`` (npair, 2), in order: every contact with
+    ``gap <= margin_a + margin_b`` is written to the ``con_*`` arrays (capacity ``K = con_gap.shape[0]``):
+    ``con_geom`` (K, 2) the pair ``(a, b)``, ``con_body`` (K, 2) their bodies (-1 world), ``con_point``
+    (K, 3) world point (midpoint of the witness points), ``con_normal`` (K, 3) unit normal from ``b`` to
+    ``a`` (Jain 2014, Sec. 2), ``con_gap`` (K,) signed distance, ``con_mu = max(mu_a, mu_b)``,
+    ``con_eps = max(e_a, e_b)``. Nothing is written past ``K``; returns the number of contacts found (more
+    than ``K`` means overflow). Scratch is allocated once per call."""
+    K = con_gap.shape[0]
+    pts = np.empty((MAX_PAIR_CONTACTS, 3))
+    nrm = np.empty((MAX_PAIR_CONTACTS, 3))
+    gap = np.empty(MAX_PAIR_CONTACTS)
+    ts = np.empty(8)
+    poly = np.empty((2, 16, 2))
+    count = 0
+    for k in range(pair_geom.shape[0]):
+        a, b = pair_geom[k, 0], pair_geom[k, 1]
+        n = pair_contacts(a, b, geom_type, geom_size, geom_margin[a] + geom_margin[b], gR, gp, pts, nrm, gap,
+                          ts, poly)
+        for c in range(n):
+            if count < K:
+                con_geom[count, 0] = a
+                con_geom[count, 1] = b
+                con_body[count, 0] = geom_body[a]
+                con_body[count, 1] = geom_body[b]
+                for m in range(3):
+                    con_point[count, m] = pts[c, m]
+                    con_normal[count, m] = nrm[c, m]
+                con_gap[count] = gap[c]
+                con_mu[count] = max(geom_mu[a], geom_mu[b])
+                con_eps[count] = max(geom_restitution[a], geom_restitution[b])
+            count += 1
+    return count
+
+
+@jit
+def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+           q, X_E, X_r, S, oR, op,
+           geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_mu, geom_restitution, pair_geom,
+           gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, ncon):
+    """Collision detection at ``q``: tree positions and body world poses (RBDA Sec. 4.4), geom world
+    poses (``geom_world_poses``), then ``collide``; ``ncon[0]`` = the number of contacts found. Returns the
+    status of ``q`` (``joints.check_q``)."""
+    st = check_q(jtype, qadr, q)
+    if st != OK:
+        return st
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
+    world_poses(parent, X_E, X_r, oR, op)
+    geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
+    ncon[0] = collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_body, pair_geom, gR, gp,
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+    return OK

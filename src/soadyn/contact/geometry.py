@@ -1,0 +1,247 @@
+"""Collision geometry: geom kinds and their validation, candidate pairs, and :func:`collide`.
+
+Geoms are declared with :meth:`soadyn.ModelBuilder.add_geom` (a name, a body or ``"world"``, a kind, a
+size, a placement in the body frame and contact properties) and stored in the model as ``geom_*`` arrays.
+
+=============  =================================  ==========================================================
+kind           size                               shape (in the geom frame)
+=============  =================================  ==========================================================
+``sphere``     ``radius``                         ball about the origin
+``capsule``    ``(radius, half_length)``          segment ``z in [-half_length, half_length]`` swept by a ball
+``box``        ``(hx, hy, hz)`` half-extents      ``|x| <= hx, |y| <= hy, |z| <= hz``
+``halfspace``  none                               the solid ``z <= 0``, outward normal ``+z``: any depth below
+                                                  ``z = 0`` is penetration. Use it for floors and walls.
+``plane``      none (unbounded) or ``(hx, hy)``   the same one-sided test (solid below, like MuJoCo's plane);
+                                                  with a size, contacts only where the foot point lies in
+                                                  the rectangle ``|x| <= hx, |y| <= hy`` (a finite floor
+                                                  tile; objects beside it fall past its edge)
+=============  =================================  ==========================================================
+
+An unbounded plane and a halfspace give the same contacts; the plane's size only restricts where.
+
+Candidate pairs (``Model.pair_geom``), built by ``finalize``: every pair of geoms except pairs on the same
+body (rigidly joined: bodies merged through fixed joints count as one), world-world pairs, plane/halfspace
+pairs, pairs named in :meth:`~soadyn.ModelBuilder.exclude_pair`, pairs on a parent and child body when the
+builder's ``exclude_parent_child`` is true (the default; a body attached to the world is never excluded
+from world geoms), and pairs whose collision filters do not match: a pair collides only if
+``(group_a & mask_b) and (group_b & mask_a)``. Each pair ``(a, b)`` is oriented so that ``b`` is the geom
+on the body with the lower index (world geoms, body ``-1``, are always ``b``; ties: the lower geom index),
+so contact normals, which point from ``b`` to ``a`` (Jain 2014, Sec. 2), point away from the floor.
+
+Contact properties of a pair: friction ``mu = max(mu_a, mu_b)`` and restitution ``e = max(e_a, e_b)``
+(the more frictional and the bouncier surface wins, as MuJoCo's default friction mix); the margin is
+``margin_a + margin_b``: contacts are reported while ``gap <= margin``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels import collision as _kc
+from ..spatial import Transform
+
+__all__ = ["GEOM_KINDS", "GEOM_SPHERE", "GEOM_CAPSULE", "GEOM_BOX", "GEOM_PLANE", "GEOM_HALFSPACE", "Contacts",
+           "collide"]
+
+GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE = (
+    _kc.GEOM_SPHERE, _kc.GEOM_CAPSULE, _kc.GEOM_BOX, _kc.GEOM_PLANE, _kc.GEOM_HALFSPACE)
+GEOM_KINDS = {"sphere": GEOM_SPHERE, "capsule": GEOM_CAPSULE, "box": GEOM_BOX, "plane": GEOM_PLANE,
+              "halfspace": GEOM_HALFSPACE}
+"""Geom kind name -> type code (``Model.geom_type``)."""
+
+_SIZE_COUNT = {GEOM_SPHERE: (1,), GEOM_CAPSULE: (2,), GEOM_BOX: (3,), GEOM_PLANE: (0, 2), GEOM_HALFSPACE: (0,)}
+_SIZE_NAMES = {GEOM_SPHERE: "radius", GEOM_CAPSULE: "(radius, half_length)", GEOM_BOX: "half-extents (hx, hy, hz)",
+               GEOM_PLANE: "none or (hx, hy)", GEOM_HALFSPACE: "none"}
+_CONTACTS = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 4}  # most contacts against a plane or halfspace
+
+
+def pair_max(ta: int, tb: int) -> int:
+    """The most contacts the narrow phase produces for geom types ``ta`` and ``tb``."""
+    ta, tb = min(ta, tb), max(ta, tb)
+    if tb >= GEOM_PLANE:
+        return 0 if ta >= GEOM_PLANE else _CONTACTS[ta]
+    return {(0, 0): 1, (0, 1): 1, (0, 2): 1, (1, 1): 2, (1, 2): 2, (2, 2): _kc.MAX_PAIR_CONTACTS}[(ta, tb)]
+
+
+@dataclass(frozen=True)
+class GeomSpec:
+    """A validated geom declaration (see :meth:`soadyn.ModelBuilder.add_geom`)."""
+
+    name: str
+    body: str
+    type: int
+    size: np.ndarray  # (3,), zero-padded
+    placement: Transform
+    mu: float
+    restitution: float
+    margin: float
+    group: int
+    mask: int
+
+
+def _number(x, what: str, name: str) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"geom {name!r}: {what} must be a number, got {x!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"geom {name!r}: {what} must be finite, got {x!r}")
+    return v
+
+
+def _bits(x, what: str, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not -2 ** 63 <= int(x) < 2 ** 63:
+        raise ValueError(f"geom {name!r}: {what} must be an int64 bit mask, got {x!r}")
+    return int(x)
+
+
+def _placement(placement, name: str) -> Transform:
+    """``None`` (identity), a :class:`Transform` (body -> geom, as frames), a 4x4 homogeneous pose or a
+    ``(rotation, translation)`` pair of the geom in the body frame."""
+    if placement is None:
+        return Transform.identity()
+    if isinstance(placement, Transform):
+        return placement
+    try:
+        if isinstance(placement, (tuple, list)) and len(placement) == 2:
+            return Transform.from_pose(np.asarray(placement[0], dtype=float).reshape(3, 3),
+                                       np.asarray(placement[1], dtype=float).reshape(3))
+        return Transform.from_homogeneous(np.asarray(placement, dtype=float).reshape(4, 4))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"geom {name!r}: placement must be a Transform, a 4x4 pose or (rotation, translation) "
+                         f"with a proper rotation matrix ({exc})") from None
+
+
+def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, margin=0.0, group=1,
+              mask=-1) -> GeomSpec:
+    """Validate a geom declaration; ``ValueError`` naming the geom and the offending argument."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"geom name must be a non-empty string, got {name!r}")
+    if not isinstance(body, str):
+        raise ValueError(f"geom {name!r}: body must be a body name or 'world', got {body!r}")
+    if kind not in GEOM_KINDS:
+        raise ValueError(f"geom {name!r}: kind must be one of {sorted(GEOM_KINDS)}, got {kind!r}")
+    t = GEOM_KINDS[kind]
+    vals = [] if size is None else np.atleast_1d(np.asarray(size, dtype=object)).ravel().tolist()
+    if len(vals) not in _SIZE_COUNT[t]:
+        raise ValueError(f"geom {name!r}: a {kind} takes size {_SIZE_NAMES[t]}, got {size!r}")
+    s = np.zeros(3)
+    for k, v in enumerate(vals):
+        s[k] = _number(v, "size", name)
+    if t == GEOM_PLANE and vals:
+        if not (s[0] > 0.0 and s[1] > 0.0):
+            raise ValueError(f"geom {name!r}: a finite plane needs half-sizes (hx, hy) > 0, got {size!r} "
+                             "(leave the size out for an unbounded plane)")
+    elif np.any(s[:len(vals)] <= 0.0):
+        raise ValueError(f"geom {name!r}: {kind} size {_SIZE_NAMES[t]} must be > 0, got {size!r}")
+    mu = _number(mu, "mu", name)
+    restitution = _number(restitution, "restitution", name)
+    margin = _number(margin, "margin", name)
+    if mu < 0.0:
+        raise ValueError(f"geom {name!r}: mu must be >= 0, got {mu}")
+    if not 0.0 <= restitution <= 1.0:
+        raise ValueError(f"geom {name!r}: restitution must be in [0, 1], got {restitution}")
+    if margin < 0.0:
+        raise ValueError(f"geom {name!r}: margin must be >= 0, got {margin}")
+    s.setflags(write=False)
+    return GeomSpec(name, body, t, s, _placement(placement, name), mu, restitution, margin,
+                    _bits(group, "group", name), _bits(mask, "mask", name))
+
+
+def _readonly(a, dtype) -> np.ndarray:
+    out = np.ascontiguousarray(np.array(a, dtype=dtype))
+    out.setflags(write=False)
+    return out
+
+
+def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np.ndarray,
+                 exclude_parent_child: bool) -> dict:
+    """The ``Model`` geom fields from validated specs. ``host`` maps a body name to (kept body name or
+    ``"world"``, transform kept body -> body) after fixed-joint merging, ``index`` a kept body name to its
+    index, ``parent`` the kept bodies' parents; ``excluded`` holds frozensets of geom-name pairs."""
+    from ..model import ModelError
+
+    ng = len(specs)
+    names = tuple(g.name for g in specs)
+    gid = {n: i for i, n in enumerate(names)}
+    body, E, r = np.zeros(ng, np.int64), np.zeros((ng, 3, 3)), np.zeros((ng, 3))
+    for i, g in enumerate(specs):
+        if g.body not in host:
+            raise ModelError(f"geom {g.name!r}: body {g.body!r} is not a body of the model")
+        h, X = host[g.body]
+        X = g.placement * X  # kept body -> geom
+        body[i], E[i], r[i] = index.get(h, -1), X.E, X.r
+    for pair in excluded:
+        for n in pair:
+            if n not in gid:
+                raise ModelError(f"exclude_pair: {n!r} is not a geom of the model")
+    types = np.array([g.type for g in specs], np.int64)
+    groups = np.array([g.group for g in specs], np.int64)
+    masks = np.array([g.mask for g in specs], np.int64)
+    pairs, pmax = [], []
+    for i in range(ng):
+        for j in range(i + 1, ng):
+            bi, bj = body[i], body[j]
+            if bi == bj or pair_max(types[i], types[j]) == 0 or frozenset((names[i], names[j])) in excluded:
+                continue
+            if exclude_parent_child and ((bi >= 0 and parent[bi] == bj >= 0) or (bj >= 0 and parent[bj] == bi >= 0)):
+                continue
+            if not (groups[i] & masks[j]) or not (groups[j] & masks[i]):
+                continue
+            a, b = (i, j) if (bj, j) < (bi, i) else (j, i)  # b: lower body index (world first)
+            pairs.append((a, b))
+            pmax.append(pair_max(types[i], types[j]))
+    npair = len(pairs)
+    return dict(
+        ng=ng, geom_name=names, geom_body=_readonly(body, np.int64), geom_type=_readonly(types, np.int64),
+        geom_size=_readonly(np.array([g.size for g in specs]).reshape(ng, 3), np.float64),
+        geom_E=_readonly(E, np.float64), geom_r=_readonly(r, np.float64),
+        geom_mu=_readonly([g.mu for g in specs], np.float64),
+        geom_restitution=_readonly([g.restitution for g in specs], np.float64),
+        geom_margin=_readonly([g.margin for g in specs], np.float64),
+        geom_group=_readonly(groups, np.int64), geom_mask=_readonly(masks, np.int64),
+        npair=npair, pair_geom=_readonly(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
+        pair_max=_readonly(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
+
+
+# ------------------------------------------------------------------------------------ detection
+@dataclass(frozen=True)
+class Contacts:
+    """Contacts found by :func:`collide` (copies; ``count`` rows each). Normals point from geom ``b``
+    (``geom[:, 1]``) to geom ``a`` (``geom[:, 0]``); ``gap`` is the signed distance (negative:
+    penetration); ``mu`` and ``eps`` are the pair's friction and restitution (maxima over the two geoms)."""
+
+    count: int
+    geom: np.ndarray  # (count, 2) int64 geom indices (a, b)
+    body: np.ndarray  # (count, 2) int64 their bodies (-1 world)
+    point: np.ndarray  # (count, 3) world contact points (midpoint of the witness points)
+    normal: np.ndarray  # (count, 3) unit normals from b to a, world coordinates
+    gap: np.ndarray  # (count,) signed distances
+    mu: np.ndarray  # (count,) friction coefficients
+    eps: np.ndarray  # (count,) restitution coefficients
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def collide(model, data, q) -> Contacts:
+    """Collision detection at configuration ``q``: body poses (tree positions), geom world poses
+    (``data.gR``, ``data.gp``), then the narrow phase over ``model.pair_geom`` into ``data.con_*``. Returns a
+    :class:`Contacts` of copies. A model without geoms gives no contacts."""
+    from ..dynamics import _check_data, check_status, copy_in
+
+    _check_data(model, data)
+    copy_in(q, data.q, "q")
+    st = _kc.detect(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
+                    model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, model.geom_margin,
+                    model.geom_mu, model.geom_restitution, model.pair_geom, data.gR, data.gp, data.con_geom, data.con_body, data.con_point, data.con_normal,
+                    data.con_gap, data.con_mu, data.con_eps, data.ncon)
+    check_status(st, model, data.q)
+    n = int(data.ncon[0])
+    if n > data.con_gap.shape[0]:
+        raise RuntimeError(f"collide: {n} contacts exceed the capacity ncon_max = {model.ncon_max}")
+    return Contacts(n, data.con_geom[:n].copy(), data.con_body[:n].copy(), data.con_point[:n].copy(),
+                    data.con_normal[:n].copy(), data.con_gap[:n].copy(), data.con_mu[:n].copy(),
+                    data.con_eps[:n].copy())
