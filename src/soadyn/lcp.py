@@ -186,3 +186,68 @@ def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: fl
     w = A @ z + b
     w[:nfree] = 0.0
     return _finish(status, z, w, info, A, b, nfree, "pgs")
+
+
+# ------------------------------------------------------------ PPM and FIND-INDICES (Drumwright 2015)
+from ._kernels import ppm as _kp  # noqa: E402
+
+__all__ += ["ppm", "find_indices"]
+
+PPM_TOL = 1e-10
+"""Relative tolerance of :func:`ppm`'s sign tests and of :func:`find_indices`' dependence test."""
+
+
+def _symmetric(M, name: str) -> None:
+    scale = float(np.abs(M).max()) if M.size else 0.0
+    if M.size and float(np.abs(M - M.T).max()) > 1e-9 * max(scale, 1e-300):
+        raise ValueError(f"{name}: expected a symmetric (positive semi-definite) matrix")
+
+
+def ppm(M, q, warm=None, max_pivots: int | None = None, tol: float = PPM_TOL) -> LCPResult:
+    """Solve ``w = M z + q``, ``0 <= z perp w >= 0`` for a symmetric positive semi-definite ``M`` by the
+    modified principal pivoting method PPM I (Drumwright 2015, Algorithm 1 with Theorem 1): at most
+    ``rank(M)`` indices with positive ``z``, one column of ``M`` read per pivot, Cholesky updates of the
+    nonbasic block. ``warm``: indices to start with positive ``z`` (a previous solution's); ``max_pivots``:
+    limit (default ``2 n``). Raises :class:`LCPError` (``"max_pivots"``: cycling; ``"singular"``: a pivot on
+    a dependent row, as when ``q`` is not in the range of ``M``) when PPM stops without a solution: Lemke's
+    method (:func:`lemke`) is the fallback. ValueError for bad input."""
+    M, q, _ = _problem(M, q)
+    _symmetric(M, "M")
+    n = q.shape[0]
+    maxp = 2 * n if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    tol = _nonneg(tol, "tol")
+    if warm is None:
+        warm = np.zeros(0, dtype=np.int64)
+    else:
+        warm = np.asarray(warm)
+        if warm.ndim != 1 or (warm.size and not np.issubdtype(warm.dtype, np.integer)):
+            raise ValueError(f"warm: expected a 1-d array of indices, got {warm!r}")
+        if warm.size and (warm.min() < 0 or warm.max() >= n):
+            raise ValueError(f"warm: indices must lie in [0, {n - 1}]")
+        warm = np.ascontiguousarray(warm, dtype=np.int64)
+    z, w, info = np.zeros(n), np.zeros(n), np.zeros(_kp.PPM_INFO_SIZE)
+    basis = np.zeros(n, dtype=np.int64)
+    status = _kp.ppm(M, np.arange(n, dtype=np.int64), np.zeros((0, n)), q, maxp, tol, warm, basis, z, w, info)
+    res = float(max(np.abs(w - M @ z - q).max(initial=0.0), np.abs(np.minimum(z, w)).max(initial=0.0)))
+    return _finish(status, z, w, np.array([info[_kp.PPM_PIVOTS], 0.0, res]), M, q, 0, "ppm")
+
+
+def find_indices(W, rows=None, tol: float = PPM_TOL) -> np.ndarray:
+    """FIND-INDICES (Drumwright 2015, Algorithm 2): the indices, among ``rows`` (default all, taken in
+    order), of a maximal set of rows of the symmetric PSD matrix ``W`` (e.g. ``G M^-1 G^T``) whose block
+    ``W[sel, sel]`` is non-singular, found by incremental Cholesky updates. A row is dependent when its
+    squared ``W``-distance from the span of those selected is below ``tol`` times its squared length."""
+    W = _square(W, "W")
+    _symmetric(W, "W")
+    n = W.shape[0]
+    rows = np.arange(n) if rows is None else np.asarray(rows)
+    if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
+        raise ValueError(f"rows: expected a 1-d array of row indices, got {rows!r}")
+    if rows.size and (rows.min() < 0 or rows.max() >= n or np.unique(rows).size != rows.size):
+        raise ValueError(f"rows: indices must be distinct and lie in [0, {n - 1}]")
+    tol = _nonneg(tol, "tol")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    c = rows.shape[0]
+    sel, L, info = np.zeros(c, dtype=np.int64), np.zeros((c, c)), np.zeros(_kp.FI_INFO_SIZE)
+    _kp.find_indices(W, rows, np.ones(n), np.zeros(n), tol, sel, L, info)
+    return sel[:int(info[_kp.FI_SELECTED])].copy()

@@ -9,6 +9,7 @@ whose inertia absorbs the child's and whose frames absorb the child's frames.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -109,6 +110,11 @@ class Model:
     loop_axis: np.ndarray = None  # (nl, 3) universal loops: first axis, in A's axes
     loop_axis2: np.ndarray = None  # (nl, 3) universal loops: second axis, in B's axes
     loop_twist: np.ndarray = None  # (nl, 3) free rotation axis in A's axes (zero if none or several)
+    # passive joint spring-dampers of 1-dof joints (zeros elsewhere; ModelBuilder.set_spring):
+    # tau_passive = -dof_stiffness (q - dof_springref) - dof_damping qd, added to the applied joint forces
+    dof_stiffness: np.ndarray = None  # (nv,) N m/rad or N/m, >= 0
+    dof_damping: np.ndarray = None  # (nv,) N m s/rad or N s/m, >= 0
+    dof_springref: np.ndarray = None  # (nv,) spring rest coordinate (rad or m)
     # collision geometry (soadyn.contact.geometry; ModelBuilder.add_geom): ng geoms, npair candidate pairs
     ng: int = 0
     geom_name: tuple = ()
@@ -126,6 +132,37 @@ class Model:
     pair_geom: np.ndarray = _no_geoms(0, 2, dtype=np.int64)  # (npair, 2) int64 candidate pairs (a, b)
     pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
     ncon_max: int = 0  # sum(pair_max): the contact capacity of Data
+
+    def __post_init__(self):
+        for name in ("dof_stiffness", "dof_damping", "dof_springref"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, _readonly(np.zeros(self.nv), np.float64))
+
+    @property
+    def has_springs(self) -> bool:
+        """True when some joint carries a spring or a damper."""
+        return bool(np.any(self.dof_stiffness) or np.any(self.dof_damping))
+
+    def passive_forces(self, q, qd) -> np.ndarray:
+        """The joint springs' and dampers' forces ``tau_passive = -k (q - q_ref) - c qd`` (nv,) at ``(q, qd)``
+        (1-dof joints; zero elsewhere): what the simulation kernels add to the applied joint forces at every
+        dynamics evaluation (``soadyn._kernels.sim.passive_forces``). A new array."""
+        from .dynamics import as_array
+
+        q = as_array(q, (self.nq,), "q")
+        qd = as_array(qd, (self.nv,), "qd")
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            raise ValueError("q, qd: contain NaN or inf")
+        out = np.zeros(self.nv)
+        one = self.jnt_nv == 1
+        k, a = self.jnt_vadr[one], self.jnt_qadr[one]
+        out[k] = -self.dof_stiffness[k] * (q[a] - self.dof_springref[k]) - self.dof_damping[k] * qd[k]
+        return out
+
+    @functools.cached_property
+    def _springs(self) -> tuple:
+        """``(dof_stiffness, dof_damping, dof_springref)`` in kernel argument order."""
+        return (self.dof_stiffness, self.dof_damping, self.dof_springref)
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -279,6 +316,7 @@ class ModelBuilder:
         self._loop_names: set[str] = set()
         self._geoms: list = []  # soadyn.contact.geometry.GeomSpec
         self._excluded: set[frozenset] = set()
+        self._springs: dict[str, tuple] = {}
 
     def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
                  inertia: Inertia | None = None, joint_name: str | None = None) -> str:
@@ -318,6 +356,26 @@ class ModelBuilder:
         self._loop_names.add(name)
         self._loops.append((name, frame_a, frame_b, kind, axis, axis2))
         return name
+
+    def set_spring(self, joint_name: str, stiffness: float, damping: float = 0.0, reference: float = 0.0) -> str:
+        """A passive spring-damper on the 1-dof joint ``joint_name`` (revolute, prismatic or helical):
+        ``tau = -stiffness (q - reference) - damping qd`` acts on its dof at every dynamics evaluation of a
+        simulation (N m/rad and N m s/rad, or N/m and N s/m). ``stiffness, damping >= 0`` and finite. A second
+        call for the same joint replaces the first. Checked against the joint at :meth:`finalize`."""
+        if not isinstance(joint_name, str):
+            raise ValueError(f"joint_name: expected a joint name, got {joint_name!r}")
+        vals = []
+        for what, x in (("stiffness", stiffness), ("damping", damping), ("reference", reference)):
+            try:
+                x = float(x)
+            except (TypeError, ValueError):
+                raise ValueError(f"{what}: expected a finite number, got {x!r}") from None
+            if not np.isfinite(x) or (what != "reference" and x < 0.0):
+                raise ValueError(f"{what}: expected a finite number{' >= 0' if what != 'reference' else ''}, "
+                                 f"got {x!r} (joint {joint_name!r})")
+            vals.append(x)
+        self._springs[joint_name] = tuple(vals)
+        return joint_name
 
     def add_geom(self, name: str, body: str, kind: str, size=None, placement=None, mu: float = 0.5,
                  restitution: float = 0.0, margin: float = 0.0, group: int = 1, mask: int = -1) -> str:
@@ -449,11 +507,30 @@ class ModelBuilder:
             dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})
             raise ModelError(f"duplicate joint names {dup}")
         _check_mass(model)
+        if self._springs:
+            model = _with_springs(model, self._springs, {b.joint_name: b.joint.type for b in self._bodies})
         if self._loops:
             from .loops import with_loops
 
             model = with_loops(model, self._loops)
         return model
+
+
+def _with_springs(model: Model, springs: dict, types: dict) -> Model:
+    """``model`` with the spring-dampers ``{joint name: (stiffness, damping, reference)}``."""
+    k, c, ref = np.zeros(model.nv), np.zeros(model.nv), np.zeros(model.nv)
+    for name, (ks, cs, rs) in springs.items():
+        if name not in model._joint_index:
+            why = "a fixed joint (merged away)" if types.get(name) == J.FIXED else "not a joint of the model"
+            raise ModelError(f"set_spring: {name!r} is {why}")
+        i = model._joint_index[name]
+        if model.jnt_nv[i] != 1 or model.jnt_nq[i] != 1:
+            raise ModelError(f"set_spring: joint {name!r} is {J.JOINT_TYPE_NAMES[model.jnt_type[i]]}; springs act on "
+                             "1-dof joints (revolute, prismatic, helical)")
+        a = model.jnt_vadr[i]
+        k[a], c[a], ref[a] = ks, cs, rs
+    return dataclasses.replace(model, dof_stiffness=_readonly(k, np.float64), dof_damping=_readonly(c, np.float64),
+                               dof_springref=_readonly(ref, np.float64))
 
 
 def _depth_first(children: dict[str, list[str]]) -> list[str]:

@@ -272,6 +272,9 @@ class Simulator:
     Jain 2012 Sec. 5). The initial state is used as given (close it with :func:`soadyn.loops.assemble`
     and :func:`soadyn.loops.project`); its errors are recorded in the trajectory.
 
+    The joints' passive spring-dampers (``model.dof_stiffness``, ``dof_damping``, ``dof_springref``; see
+    :meth:`soadyn.ModelBuilder.set_spring`) act at every dynamics evaluation, added to ``tau``.
+
     The simulator owns one :class:`~soadyn.data.Data` workspace (``sim.data``): use one simulator per thread.
     """
 
@@ -360,13 +363,13 @@ class Simulator:
     def _kernel(self, Q, QD, tau, fext, info) -> int:
         m, d = self.model, self.data
         if not self._loops:
-            return _ks.rollout(*m._tree, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
+            return _ks.rollout(*m._tree, *m._springs, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
                                d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
                                Q, QD)
         alpha, beta = self._baumgarte
         project = 1 if self._stabilization == "projection" else 0
-        return _ks.loop_rollout(*m._tree, *_loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel, self._dt,
-                                self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
+        return _ks.loop_rollout(*m._tree, *m._springs, *_loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
+                                self._dt, self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
                                 d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.oR,
                                 d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
                                 d.loop_R, d.loop_p, d.loop_Q, d.loop_K, d.loop_f, d.loop_phi, d.loop_cv,

@@ -235,7 +235,7 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
             return LCP_SINGULAR
         inB[i] = True
         k = 1
-    pivots = 0
+    pivots = 1 if info[PPM_WARM] == 0 else 0
     while True:
         # lines 10-14: z_B = -F[B, B]^-1 q_B, w = F[:, B] z_B + q
         for a in range(k):

@@ -68,8 +68,26 @@ def advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, qn, qdn, 
 
 
 @jit
+def passive_forces(qadr, vadr, jnv, stiffness, damping, springref, q, qd, tau, out):
+    """Applied joint forces with the joints' passive spring-dampers added: ``out = tau + tau_passive``,
+    ``tau_passive_k = -stiffness_k (q_a - springref_k) - damping_k qd_k`` for the dof ``k`` (``q_a`` its
+    coordinate, ``a = qadr[i]``) of every 1-dof joint ``i`` (revolute, prismatic, helical: ``nq = nv = 1``);
+    the dofs of other joints pass ``tau`` through (the model keeps their parameters zero). ``stiffness``,
+    ``damping``, ``springref`` (nv,) are ``Model.dof_stiffness, dof_damping, dof_springref``; ``out`` (nv,)
+    may not alias ``tau``. Call it wherever a kernel forms the joint forces of a dynamics evaluation (every
+    integrator stage), in TREE coordinates: an embedded (CE) model maps the result with ``G^T`` like any
+    other tree force."""
+    for k in range(tau.shape[0]):
+        out[k] = tau[k]
+    for i in range(qadr.shape[0]):
+        if jnv[i] == 1:
+            k = vadr[i]
+            out[k] -= stiffness[k] * (q[qadr[i]] - springref[k]) + damping[k] * qd[k]
+
+
+@jit
 def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-            q0, qd0, tau, fext, a0, dt, method,
+            stiffness, damping, springref, q0, qd0, tau, fext, a0, dt, method,
             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
             Q, QD):
     """Integrate ``nsteps = Q.shape[0] - 1`` steps of the tree dynamics ``qdd = ABA(q, qd, tau, f_ext)``
@@ -77,7 +95,9 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     ``n = 0..nsteps``. ``q0``/``qd0`` may be views of ``Q[0]``/``QD[0]``.
 
     Inputs are held constant during a step (zero-order hold): ``tau`` (ntau, nv) and ``fext``
-    (nfext, nb, 6) give row ``n`` for step ``n``, or their only row when they have one.
+    (nfext, nb, 6) give row ``n`` for step ``n``, or their only row when they have one. Every stage adds
+    the joint springs and dampers ``stiffness, damping, springref`` (nv,) at the stage state
+    (:func:`passive_forces`).
 
     ``method`` SEMI_IMPLICIT (semi-implicit Euler in velocity form on the joint manifolds)::
 
@@ -114,6 +134,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     vs = np.empty(nv)
     kq = np.empty((4, nq))
     kv = np.empty((4, nv))
+    tau_s = np.empty(nv)
     for k in range(nq):
         Q[0, k] = q0[k]
     for k in range(nv):
@@ -129,8 +150,9 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
             return BAD_FEXT | ((n + 1) << STEP_SHIFT)
         for stage in range(1 if method == SEMI_IMPLICIT else 4):
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
+            passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
             st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
-                          tau_n, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[stage], T)
+                          tau_s, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[stage], T)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
             if method != SEMI_IMPLICIT:
@@ -143,6 +165,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 @jit
 def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                 stiffness, damping, springref,
                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                  q0, qd0, tau, fext, a0, dt, method, alpha, beta, project, tol, max_iter,
                  X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -155,7 +178,8 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     free ABA accelerations, the Schur complement ``Q Lambda Q*`` from the node compliance, the multipliers
     and the ABA correction, Eqs. 11-12), with the Baumgarte terms ``2 alpha G qd + beta^2 phi`` added to
     the constraint acceleration (``alpha = beta = 0``: no stabilization; Baumgarte 1972, Jain 2012 Sec. 5).
-    ``method`` SEMI_IMPLICIT or RK4 with the stage and update formulas of :func:`rollout`.
+    ``method`` SEMI_IMPLICIT or RK4 with the stage and update formulas of :func:`rollout`; the joint
+    springs and dampers enter every stage as there (:func:`passive_forces`).
 
     ``project != 0``: after each step, projection error control (Jain 2012 Sec. 5,
     :func:`loops.project_state`): positions by mass-weighted Gauss-Newton onto ``phi = 0`` until
@@ -180,6 +204,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     vs = np.empty(nv)
     kq = np.empty((4, nq))
     kv = np.empty((4, nv))
+    tau_s = np.empty(nv)
     linfo = np.zeros(2, dtype=np.int64)
     pinfo = np.zeros(4, dtype=np.int64)
     for k in range(nq):
@@ -199,10 +224,11 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         singular = 0
         for stage in range(1 if method == SEMI_IMPLICIT else 4):
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
+            passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
             # Jain 2012 Lemma 2 at the stage state
             st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                            qs, vs, tau_n, fext_n, a0, alpha, beta,
+                            qs, vs, tau_s, fext_n, a0, alpha, beta,
                             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                             Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, kv[stage], linfo)
             if st != OK:
