@@ -70,45 +70,54 @@ def all_finite(M, q):
 
 # ---------------------------------------------------------------------------------------------- Lemke
 @jit
-def tableau_pivot(T, r, e):
-    """Gauss-Jordan pivot of the dense tableau ``T`` on row ``r``, column ``e`` (O(n * ncol))."""
-    n, m = T.shape
-    inv = 1.0 / T[r, e]
-    for j in range(m):
-        T[r, j] *= inv
-    T[r, e] = 1.0
+def tableau_pivot(T, r, e, leaving, nonbasic, k):
+    """Pivot of the column-major tableau ``T`` (``T[j, i]``: column j, row i) on row ``r``, entering column
+    ``e`` = ``nonbasic[k]``, ``leaving`` the variable basic in row r. Only the nonbasic columns and the ``q``
+    column are updated (a basic column is a unit vector): O(n^2) per pivot, contiguous in memory. The
+    leaving column (``e_r`` before) gets its Gauss-Jordan image ``(e_r - T[e] + T[e, r] e_r) / T[e, r]``,
+    the entering one becomes ``e_r``; ``nonbasic[k]`` becomes ``leaving``."""
+    ncol, n = T.shape
+    inv = 1.0 / T[e, r]
+    for kk in range(nonbasic.shape[0] + 1):
+        j = nonbasic[kk] if kk < nonbasic.shape[0] else ncol - 1
+        if j == e:
+            continue
+        f = T[j, r] * inv
+        if f != 0.0:
+            for i in range(n):
+                T[j, i] -= f * T[e, i]
+            T[j, r] = f
     for i in range(n):
-        if i != r:
-            f = T[i, e]
-            if f != 0.0:
-                for j in range(m):
-                    T[i, j] -= f * T[r, j]
-                T[i, e] = 0.0
+        T[leaving, i] = -T[e, i] * inv
+        T[e, i] = 0.0
+    T[leaving, r] = inv
+    T[e, r] = 1.0
+    nonbasic[k] = leaving
 
 
 @jit
 def leaving_row(T, e, basis, cand):
     """Row leaving the basis when column ``e`` enters: the lexicographic minimum-ratio test on the rows
-    ``(qbar_i, (B^-1)_i) / T[i, e]`` over ``T[i, e] > 0`` (Cottle, Pang and Stone 1992, Sec. 4.9), so Lemke's
-    method cannot cycle; an artificial variable tied in the first ratio leaves at once (it ends the run).
-    ``B^-1`` is the tableau's first ``n`` columns (the ``w`` columns of ``[I, -M, -d, q]``). Returns -1 when
-    no entry is positive (a ray). ``cand`` is int64 scratch of length n."""
-    n = T.shape[0]
-    qc = T.shape[1] - 1
+    ``(qbar_i, (B^-1)_i) / T[e, i]`` over ``T[e, i] > 0`` (Cottle, Pang and Stone 1992, Sec. 4.9), so Lemke's
+    method cannot cycle; the artificial variable tied in the first ratio leaves at once (it ends the run).
+    ``B^-1`` is the first ``n`` columns of the tableau (those of ``w`` in ``[I, -M, -d, q]``). Returns -1
+    when no entry is positive (a ray). ``cand`` is int64 scratch of length n."""
+    n = T.shape[1]
+    qc = T.shape[0] - 1
     big = 0.0
     for i in range(n):
-        big = max(big, abs(T[i, e]))
+        big = max(big, abs(T[e, i]))
     ptol = PIVOT_TOL * big
     theta = math.inf
     for i in range(n):
-        if T[i, e] > ptol:
-            theta = min(theta, T[i, qc] / T[i, e])
+        if T[e, i] > ptol:
+            theta = min(theta, T[qc, i] / T[e, i])
     if theta == math.inf:
         return -1
     nc = 0
     lim = theta + TIE_TOL * (1.0 + abs(theta))
     for i in range(n):
-        if T[i, e] > ptol and T[i, qc] / T[i, e] <= lim:
+        if T[e, i] > ptol and T[qc, i] / T[e, i] <= lim:
             if basis[i] == 2 * n:
                 return i
             cand[nc] = i
@@ -119,12 +128,12 @@ def leaving_row(T, e, basis, cand):
         best = math.inf
         for k in range(nc):
             i = cand[k]
-            best = min(best, T[i, j] / T[i, e])
+            best = min(best, T[j, i] / T[e, i])
         lim = best + TIE_TOL * (1.0 + abs(best))
         m = 0
         for k in range(nc):
             i = cand[k]
-            if T[i, j] / T[i, e] <= lim:
+            if T[j, i] / T[e, i] <= lim:
                 cand[m] = i
                 m += 1
         nc = m
@@ -132,30 +141,32 @@ def leaving_row(T, e, basis, cand):
 
 
 @jit
-def lemke_run(M, q, eps, max_pivots, T, basis, cand, z):
+def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, cand, z):
     """One run of Lemke's complementary pivoting on ``M + eps I`` with covering vector ``d = 1`` (the
-    standard choice; with the lexicographic rule it needs no scaling). Tableau ``T`` (n x (2n + 2)) holds
-    ``B^-1 [I, -(M + eps I), -d, q]``; ``basis[i]`` is the variable basic in row ``i`` (``w_j``: j, ``z_j``:
-    n + j, ``z0``: 2n). Writes ``z`` (the basic ``z`` values, clipped at 0) and returns ``(status, pivots)``.
-    Precondition: ``min q < 0``."""
+    standard choice; with the lexicographic rule it needs no scaling). ``T`` ((2n + 2) x n, column-major:
+    ``T[j]`` is column j) holds ``B^-1 [I, -(M + eps I), -d, q]``; ``basis[i]`` is the variable basic in row
+    ``i`` (``w_j``: j, ``z_j``: n + j, ``z0``: 2n), ``nonbasic`` (n + 1) the others. Writes ``z`` (the basic
+    ``z`` values, clipped at 0) and returns ``(status, pivots)``. Precondition: ``min q < 0``."""
     n = q.shape[0]
     qc = 2 * n + 1
     for i in range(n):
         for j in range(n):
-            T[i, j] = 0.0
-            T[i, n + j] = -M[i, j]
+            T[j, i] = 0.0
+            T[n + j, i] = -M[i, j]
         T[i, i] = 1.0
-        T[i, n + i] -= eps
-        T[i, 2 * n] = -1.0
-        T[i, qc] = q[i]
+        T[n + i, i] -= eps
+        T[2 * n, i] = -1.0
+        T[qc, i] = q[i]
         basis[i] = i
+        nonbasic[i] = n + i
+    nonbasic[n] = 2 * n
     # z0 enters; the most negative q_i leaves (the last of tied rows keeps the tableau lexico-positive)
     r = 0
     for i in range(n):
         if q[i] <= q[r]:
             r = i
-    tableau_pivot(T, r, 2 * n)
     leaving = basis[r]
+    tableau_pivot(T, r, 2 * n, leaving, nonbasic, n)
     basis[r] = 2 * n
     pivots = 1
     status = LCP_MAX_PIVOTS
@@ -165,8 +176,11 @@ def lemke_run(M, q, eps, max_pivots, T, basis, cand, z):
         if r < 0:
             status = LCP_RAY
             break
-        tableau_pivot(T, r, e)
+        k = 0
+        while nonbasic[k] != e:
+            k += 1
         leaving = basis[r]
+        tableau_pivot(T, r, e, leaving, nonbasic, k)
         basis[r] = e
         pivots += 1
         if leaving == 2 * n:
@@ -176,14 +190,14 @@ def lemke_run(M, q, eps, max_pivots, T, basis, cand, z):
         z[j] = 0.0
     for i in range(n):
         if n <= basis[i] < 2 * n:
-            z[basis[i] - n] = max(T[i, qc], 0.0)
+            z[basis[i] - n] = max(T[qc, i], 0.0)
     return status, pivots
 
 
 @jit
 def lemke(M, q, max_pivots, tikhonov, z, w, info):
     """Solve the LCP ``w = M z + q``, ``0 <= z perp w >= 0`` (Jain 2014, Eq. 9) by Lemke's method
-    (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense tableau allocated once).
+    (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense column-major tableau allocated once).
 
     ``q >= 0`` gives the trivial solution ``z = 0``. After a ray or the pivot limit, if ``tikhonov > 0`` the
     run is repeated on ``M + eps I`` with ``eps = tikhonov, 10 tikhonov, ...`` (:data:`TIKHONOV_TRIES`).
@@ -212,10 +226,11 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         info[3] = 1.0
         return LCP_OK
     maxp = max_pivots if max_pivots > 0 else 50 * n
-    T = np.empty((n, 2 * n + 2))
+    T = np.empty((2 * n + 2, n))
     basis = np.empty(n, dtype=np.int64)
+    nonbasic = np.empty(n + 1, dtype=np.int64)
     cand = np.empty(n, dtype=np.int64)
-    status, pivots = lemke_run(M, q, 0.0, maxp, T, basis, cand, z)
+    status, pivots = lemke_run(M, q, 0.0, maxp, T, basis, nonbasic, cand, z)
     total = pivots
     tries = 1
     eps = 0.0
@@ -223,7 +238,7 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         k = 0
         while (status == LCP_RAY or status == LCP_MAX_PIVOTS) and k < TIKHONOV_TRIES:
             eps = tikhonov * 10.0 ** k
-            status, pivots = lemke_run(M, q, eps, maxp, T, basis, cand, z)
+            status, pivots = lemke_run(M, q, eps, maxp, T, basis, nonbasic, cand, z)
             total += pivots
             tries += 1
             k += 1
