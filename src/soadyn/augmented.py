@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
+from .contact.geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_KINDS, GEOM_PLANE, GEOM_SPHERE
 from .model import Model, ModelBuilder, ModelError
 from .spatial import Inertia, Transform, rot_to_quat
 
@@ -69,6 +70,16 @@ def _unique(name: str, taken: set) -> str:
     return out
 
 
+_GEOM_KIND_NAMES = {code: name for name, code in GEOM_KINDS.items()}
+
+
+def _geom_size(model: Model, g: int):
+    """The ``size`` argument of ``add_geom`` that reproduces ``model.geom_size[g]``."""
+    t, s = int(model.geom_type[g]), model.geom_size[g]
+    n = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 3, GEOM_PLANE: 2 if s[0] > 0.0 else 0}.get(t, 0)
+    return tuple(float(x) for x in s[:n]) or None
+
+
 def fully_augmented(model: Model) -> Model:
     """The FA model of ``model``: ``nb`` free bodies (same names, inertias and frames), one loop per
     non-free hinge named after the joint, plus the loops of ``model``. Its ``nv`` is ``6 nb`` and its
@@ -76,7 +87,8 @@ def fully_augmented(model: Model) -> Model:
 
     Free-body joints are named ``"<body>_free"``; the hinge's frame A is named ``"<joint>_pred"`` (a
     suffix ``_1, _2, ..`` is appended where a name is taken). ``ModelError`` if a body has no inertia of
-    its own (a massless body is fine inside a tree, but a free body needs a positive definite inertia)."""
+    its own (a massless body is fine inside a tree, but a free body needs a positive definite inertia).
+    Collision geoms stay on the same bodies (same names and properties) with the same candidate pairs."""
     if not isinstance(model, Model):
         raise ValueError(f"model: expected a soadyn Model, got {type(model).__name__}")
     b = ModelBuilder(f"{model.name}_fa", gravity=model.gravity)
@@ -91,6 +103,19 @@ def fully_augmented(model: Model) -> Model:
             continue
         host = "world" if fb < 0 else model.body_names[fb]
         b.add_frame(fname, host, Transform(model.frame_E[f], model.frame_r[f]))
+    # collision geoms on the same bodies; candidate pairs as in the tree model (its parent-child pairs are
+    # not parent-child in the FA model, where every body hangs from the world)
+    for g, gname in enumerate(model.geom_name):
+        gb = model.geom_body[g]
+        b.add_geom(gname, "world" if gb < 0 else model.body_names[gb], _GEOM_KIND_NAMES[model.geom_type[g]],
+                   _geom_size(model, g), Transform(model.geom_E[g], model.geom_r[g]), mu=model.geom_mu[g],
+                   restitution=model.geom_restitution[g], margin=model.geom_margin[g], group=int(model.geom_group[g]),
+                   mask=int(model.geom_mask[g]))
+    kept = {frozenset(p) for p in model.pair_geom.tolist()}
+    for i in range(model.ng):
+        for j in range(i + 1, model.ng):
+            if frozenset((i, j)) not in kept:
+                b.exclude_pair(model.geom_name[i], model.geom_name[j])
     # hinges -> loops
     loop_names = set(model.loop_names)
     for i in range(model.nb):
