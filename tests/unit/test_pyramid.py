@@ -1,0 +1,105 @@
+"""Friction pyramid matrices of Jain 2014, Eqs. 6-15 (soadyn.contact.pyramid)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from soadyn.contact import pyramid as P
+from tests.support import SAME_MATH, assert_close
+
+
+def _unit(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+def test_tangent_basis_rule():
+    t1, t2 = P.tangent_basis((0.0, 0.0, 1.0))
+    assert_close(t1, [1.0, 0.0, 0.0], SAME_MATH, "floor t1")
+    assert_close(t2, [0.0, 1.0, 0.0], SAME_MATH, "floor t2")
+    t1, t2 = P.tangent_basis((-1.0, 0.0, 0.0))
+    assert_close(t1, [0.0, 1.0, 0.0], SAME_MATH, "wall t1")
+    assert_close(t2, [0.0, 0.0, -1.0], SAME_MATH, "wall t2")
+    th = 0.3  # incline: the slope direction is t2
+    t1, t2 = P.tangent_basis((np.sin(th), 0.0, np.cos(th)))
+    assert_close(t2, [-np.cos(th), 0.0, np.sin(th)], SAME_MATH, "incline t2")
+
+
+def test_tangent_basis_orthonormal_right_handed(rng):
+    for _ in range(50):
+        n = _unit(rng.normal(size=3))
+        t1, t2 = P.tangent_basis(n)
+        B = np.column_stack([t1, t2, n])
+        assert_close(B.T @ B, np.eye(3), SAME_MATH, "basis orthonormal")
+        assert abs(np.linalg.det(B) - 1.0) < 1e-12
+        assert_close(P.tangent_basis(n)[0], t1, 0.0, "deterministic")
+
+
+@pytest.mark.parametrize("n_f", [2, 4, 6, 8])
+def test_directions(n_f, rng):
+    n = _unit(rng.normal(size=3))
+    D = P.directions(n, n_f)
+    t1, t2 = P.tangent_basis(n)
+    assert D.shape == (3, n_f)
+    assert_close(np.linalg.norm(D, axis=0), np.ones(n_f), SAME_MATH, "unit directions")
+    assert_close(n @ D, np.zeros(n_f), SAME_MATH, "tangent directions")
+    assert_close(D[:, 0], t1, SAME_MATH, "d_0 = t1")
+    assert_close(D[:, n_f // 2:], -D[:, :n_f // 2], 0.0, "opposite directions in the set")
+    ang = np.arctan2(t2 @ D, t1 @ D) % (2 * np.pi)
+    assert_close(ang, 2 * np.pi * np.arange(n_f) / n_f, 1e-12, "angles 2 pi j / n_f")
+
+
+def test_per_contact_matrices():
+    n = _unit([0.2, -0.3, 1.0])
+    Du = P.D_underline(n, 4)
+    assert Du.shape == (3, 5)
+    assert_close(Du[:, 0], n, 0.0, "D_ first column is n (Eq. 7)")
+    assert_close(Du[:, 1:], P.directions(n, 4), 0.0, "D_ = [n, D]")
+    assert_close(P.E(4), np.ones(4), 0.0, "E (Eq. 11)")
+    assert_close(P.E_hat(4), [0, 1, 1, 1, 1], 0.0, "E^ (Eq. 13)")
+    assert_close(P.E_bar(0.7, 4), [[0.7, -1, -1, -1, -1]], 0.0, "E- (Eq. 13)")
+
+
+def test_system_block_diagonals(rng):
+    nu, nf = 3, 4
+    normals = np.array([_unit(rng.normal(size=3)) for _ in range(nu)])
+    mu = np.array([0.1, 0.5, 1.0])
+    pyr = P.pyramid(normals, mu, nf)
+    w = nf + 1
+    assert pyr.D.shape == (3 * nu, nu * w) and pyr.E_hat.shape == (nu * w, nu) and pyr.E_bar.shape == (nu, nu * w)
+    for i in range(nu):
+        for j in range(nu):
+            blk = pyr.D[3 * i:3 * i + 3, w * j:w * j + w]
+            assert_close(blk, P.D_underline(normals[i], nf) if i == j else np.zeros((3, w)), 0.0, f"D_ block {i},{j}")
+            assert_close(pyr.E_hat[w * i:w * i + w, j], P.E_hat(nf) if i == j else np.zeros(w), 0.0, "E^ block")
+            assert_close(pyr.E_bar[i, w * j:w * j + w], P.E_bar(mu[i], nf)[0] if i == j else np.zeros(w), 0.0,
+                         "E- block")
+    # E- beta_ >= 0 (Eq. 12) keeps D_ beta_ inside the friction cone: |F_t| <= mu F_n
+    beta_ = rng.uniform(0, 1, nu * w)
+    for i in range(nu):
+        b = beta_[w * i:w * i + w]
+        b[1:] *= mu[i] * b[0] / b[1:].sum()
+    F = (pyr.D @ beta_).reshape(nu, 3)
+    Fn = np.einsum("ij,ij->i", F, normals)
+    Ft = np.linalg.norm(F - Fn[:, None] * normals, axis=1)
+    assert np.all(Ft <= mu * Fn + 1e-12)
+    assert_close(pyr.E_bar @ beta_, np.zeros(nu), 1e-12, "on the pyramid's boundary")
+
+
+def test_bad_input():
+    for bad in (3, 0, -2, 4.0, True, "4"):
+        with pytest.raises(ValueError, match="n_f"):
+            P.directions((0, 0, 1.0), bad)
+    with pytest.raises(ValueError, match="normal"):
+        P.tangent_basis((0, 0, 0.5))
+    with pytest.raises(ValueError, match="normal"):
+        P.tangent_basis((0, np.nan, 1.0))
+    with pytest.raises(ValueError, match="mu"):
+        P.E_bar(-0.1)
+    with pytest.raises(ValueError, match="mu"):
+        P.pyramid([(0, 0, 1.0)], [np.inf])
+    with pytest.raises(ValueError, match="mu"):
+        P.pyramid([(0, 0, 1.0), (1.0, 0, 0)], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="normals"):
+        P.pyramid(np.ones((2, 2)), 0.5)
