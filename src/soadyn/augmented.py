@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
-from .contact.geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_KINDS, GEOM_PLANE, GEOM_SPHERE
 from .model import Model, ModelBuilder, ModelError
 from .spatial import Inertia, Transform, rot_to_quat
 
@@ -70,16 +69,6 @@ def _unique(name: str, taken: set) -> str:
     return out
 
 
-_GEOM_KIND_NAMES = {code: name for name, code in GEOM_KINDS.items()}
-
-
-def _geom_size(model: Model, g: int):
-    """The ``size`` argument of ``add_geom`` that reproduces ``model.geom_size[g]``."""
-    t, s = int(model.geom_type[g]), model.geom_size[g]
-    n = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 3, GEOM_PLANE: 2 if s[0] > 0.0 else 0}.get(t, 0)
-    return tuple(float(x) for x in s[:n]) or None
-
-
 def fully_augmented(model: Model) -> Model:
     """The FA model of ``model``: ``nb`` free bodies (same names, inertias and frames), one loop per
     non-free hinge named after the joint, plus the loops of ``model``. Its ``nv`` is ``6 nb`` and its
@@ -105,12 +94,10 @@ def fully_augmented(model: Model) -> Model:
         b.add_frame(fname, host, Transform(model.frame_E[f], model.frame_r[f]))
     # collision geoms on the same bodies; candidate pairs as in the tree model (its parent-child pairs are
     # not parent-child in the FA model, where every body hangs from the world)
-    for g, gname in enumerate(model.geom_name):
-        gb = model.geom_body[g]
-        b.add_geom(gname, "world" if gb < 0 else model.body_names[gb], _GEOM_KIND_NAMES[model.geom_type[g]],
-                   _geom_size(model, g), Transform(model.geom_E[g], model.geom_r[g]), mu=model.geom_mu[g],
-                   restitution=model.geom_restitution[g], margin=model.geom_margin[g], group=int(model.geom_group[g]),
-                   mask=int(model.geom_mask[g]))
+    from .contact.geometry import geom_declaration
+
+    for g in range(model.ng):
+        b.add_geom(**geom_declaration(model, g))
     kept = {frozenset(p) for p in model.pair_geom.tolist()}
     for i in range(model.ng):
         for j in range(i + 1, model.ng):

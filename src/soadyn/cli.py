@@ -423,6 +423,12 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
         lcp_q = np.array([-2.0, -1.0, 1.0])
         calls.append(("lcp", lambda: (sd.lcp.lemke(lcp_M, lcp_q), sd.lcp.solve_mlcp(lcp_M, lcp_q, 1),
                                       sd.lcp.pgs(lcp_M + lcp_M.T, lcp_q, 1, 1, 1, 0.5))))
+    try:
+        contact = importlib.import_module("soadyn.contact")
+    except ImportError:
+        contact = None
+    if contact is not None and hasattr(contact, "collide"):  # one kernel signature for every model
+        calls.append(("collide", lambda: contact.collide(model, d, q)))
     calls.append(("loops", _warmup_loops))
     return calls
 

@@ -354,6 +354,16 @@ def _api_calls(model, rng):
         calls["lcp"] = lambda k: (sd.lcp.lemke(v(lcp_M, k), v(lcp_q, k)),
                                   sd.lcp.solve_mlcp(v(lcp_M, k), v(lcp_q, k), 1),
                                   sd.lcp.pgs(v(pgs_A, k), v(pgs_b, k), 1, 1, 2, v(np.ones(1), k)))
+    try:
+        contact = importlib.import_module("soadyn.contact")
+    except ImportError:
+        contact = None
+    if contact is not None and hasattr(contact, "collide"):  # on this model (no geoms) and a scene of every kind
+        scene = _geom_scene()
+        sd_, sq = scene.data(), _geom_scene_q(scene)
+        calls["collide"] = lambda k: (contact.collide(model, d, v(q, k)),
+                                      contact.collide(scene, sd_, sq if k == "int32" else _variants(sq, k)
+                                                      if k else sq))
     if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection
         from soadyn import loops
 
@@ -372,6 +382,32 @@ def _api_calls(model, rng):
                 traj.frame_positions(model, model.frame_names[-1])
             calls["Simulator"] = simulate_loops
     return calls
+
+
+def _geom_scene():
+    """Free bodies with a sphere, a capsule and two boxes over a halfspace and a finite plane, touching."""
+    import numpy as np
+
+    import soadyn as sd
+
+    b = sd.ModelBuilder("geoms")
+    b.add_geom("floor", "world", "halfspace")
+    b.add_geom("tile", "world", "plane", (2.0, 2.0), placement=(np.eye(3), [0, 0, 0.01]))
+    for k, (kind, size) in enumerate([("sphere", 0.2), ("capsule", (0.1, 0.3)), ("box", (0.2, 0.2, 0.2)),
+                                      ("box", (0.1, 0.2, 0.3))]):
+        b.add_body(f"b{k}", "world", sd.joints.Free(), inertia=sd.Inertia.sphere(1.0, 0.1))
+        b.add_geom(f"g{k}", f"b{k}", kind, size)
+    return b.finalize()
+
+
+def _geom_scene_q(model):
+    """A configuration with every pair type in contact."""
+    import numpy as np
+
+    q = model.neutral_q()
+    for k, p in enumerate([(0.0, 0.0, 0.15), (0.25, 0.0, 0.05), (0.0, 0.3, 0.15), (0.2, 0.2, 0.28)]):
+        q[model.jnt_qadr[k]:model.jnt_qadr[k] + 3] = p
+    return np.asarray(q)
 
 
 def exercise(out_path: str) -> None:

@@ -150,6 +150,18 @@ def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, m
                     _bits(group, "group", name), _bits(mask, "mask", name))
 
 
+def geom_declaration(model, g: int) -> dict:
+    """The :meth:`~soadyn.ModelBuilder.add_geom` arguments that reproduce geom ``g`` of ``model`` (on the
+    body of the same name, at the same placement in the body frame)."""
+    t, s, b = int(model.geom_type[g]), model.geom_size[g], int(model.geom_body[g])
+    n = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 3, GEOM_PLANE: 2 if s[0] > 0.0 else 0}.get(t, 0)
+    kind = next(k for k, c in GEOM_KINDS.items() if c == t)
+    return dict(name=model.geom_name[g], body="world" if b < 0 else model.body_names[b], kind=kind,
+                size=tuple(float(x) for x in s[:n]) or None, placement=Transform(model.geom_E[g], model.geom_r[g]),
+                mu=float(model.geom_mu[g]), restitution=float(model.geom_restitution[g]),
+                margin=float(model.geom_margin[g]), group=int(model.geom_group[g]), mask=int(model.geom_mask[g]))
+
+
 def _readonly(a, dtype) -> np.ndarray:
     out = np.ascontiguousarray(np.array(a, dtype=dtype))
     out.setflags(write=False)
