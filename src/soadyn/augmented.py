@@ -20,7 +20,10 @@ rows.
 
 API: :func:`fully_augmented` (also ``Model.fully_augmented()``); :func:`fa_state`, which maps a tree
 state to the FA state and checks that the FA constraints hold there; :func:`fa_forces`, which maps the
-tree's joint forces ``tau`` (and body forces) to the equal and opposite body forces of the FA model.
+tree's joint forces ``tau`` (and body forces) to the equal and opposite body forces of the FA model;
+:func:`fa_spring_forces`, the same for the tree's joint spring-dampers (``Model.dof_stiffness``, ...),
+evaluated at an FA state. The FA model itself carries no joint springs (its hinges are loops): an FA
+simulation of a sprung tree adds :func:`fa_spring_forces` to its body forces at every dynamics evaluation.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from . import joints as J
 from .model import Model, ModelBuilder, ModelError
 from .spatial import Inertia, Transform, rot_to_quat
 
-__all__ = ["fully_augmented", "fa_state", "fa_forces", "hinge_constraint_rows", "FA_STATE_TOL"]
+__all__ = ["fully_augmented", "fa_state", "fa_forces", "fa_spring_forces", "hinge_constraint_rows", "FA_STATE_TOL"]
 
 FA_STATE_TOL = 1e-9
 """Largest FA position error (relative to the model's size) accepted by :func:`fa_state`: the FA
@@ -197,3 +200,63 @@ def fa_forces(model: Model, q, tau, f_ext=None) -> np.ndarray:
         if p >= 0:
             out[p] -= Transform(data.X_E[i], data.X_r[i]).transpose_force(f)
     return out
+
+
+def fa_spring_forces(model: Model, fa_model: Model, q_fa, qd_fa) -> np.ndarray:
+    """Body forces (nb, 6) on the FA model equivalent to the joint spring-dampers of the tree ``model``
+    (``tau_i = -k_i (theta_i - ref_i) - c_i theta_dot_i``, see :meth:`soadyn.ModelBuilder.set_spring`) at
+    the FA state ``(q_fa, qd_fa)``: for each sprung revolute joint ``i`` between parent ``p`` (or the world)
+    and body ``i``, the hinge angle ``theta`` is the rotation of body ``i`` relative to the joint's
+    predecessor frame ``A`` (``R_A = R_p E_tree^T``) about the joint axis ``a``, ``theta = atan2(a . vee,
+    (tr R_rel - 1) / 2)`` with ``R_rel = R_A^T R_i`` (in ``(-pi, pi]``), and ``theta_dot = a . R_A^T
+    (w_i - w_p)`` (world angular velocities), vectorized over the springs. The torque acts as a pair of
+    equal and opposite couples:
+    ``tau R_i^T R_A a`` on body ``i`` and ``-tau R_p^T R_A a`` on ``p`` (body coordinates ``[n; f]``, about
+    the body origins; a couple has no force part). On the constraint manifold this is :func:`fa_forces` of
+    the spring torques at the tree state. Only revolute springs are mapped (``ValueError`` for others)."""
+    from .dynamics import as_array
+
+    if fa_model.nb != model.nb or fa_model.nv != 6 * model.nb or fa_model.body_names != model.body_names:
+        raise ValueError(f"fa_model: {fa_model.name!r} is not the fully augmented model of {model.name!r}")
+    q_fa = as_array(q_fa, (fa_model.nq,), "q_fa")
+    qd_fa = as_array(qd_fa, (fa_model.nv,), "qd_fa")
+    if not (np.all(np.isfinite(q_fa)) and np.all(np.isfinite(qd_fa))):
+        raise ValueError("q_fa, qd_fa: contain NaN or inf")
+    out = np.zeros((model.nb, 6))
+    k, c = model.dof_stiffness, model.dof_damping
+    sprung = (k[model.jnt_vadr] != 0) | (c[model.jnt_vadr] != 0)
+    idx = np.flatnonzero((model.jnt_nv == 1) & sprung)
+    if idx.size == 0:
+        return out
+    bad = [model.jnt_names[i] for i in idx if model.jnt_type[i] != J.REVOLUTE]
+    if bad:
+        raise ValueError(f"model: joints {bad} are not revolute; fa_spring_forces maps revolute springs only")
+    R = _quat_rotations(q_fa.reshape(model.nb, 7)[:, 3:])
+    W = np.einsum("bij,bj->bi", R, qd_fa.reshape(model.nb, 6)[:, :3])  # world angular velocities
+    par = model.body_parent[idx]
+    Rp = np.where((par >= 0)[:, None, None], R[np.maximum(par, 0)], np.eye(3))
+    Wp = np.where((par >= 0)[:, None], W[np.maximum(par, 0)], 0.0)
+    RA = Rp @ np.transpose(model.body_Xtree_E[idx], (0, 2, 1))
+    Rrel = np.transpose(RA, (0, 2, 1)) @ R[idx]
+    vee = 0.5 * np.stack([Rrel[:, 2, 1] - Rrel[:, 1, 2], Rrel[:, 0, 2] - Rrel[:, 2, 0],
+                          Rrel[:, 1, 0] - Rrel[:, 0, 1]], 1)
+    a = model.jnt_axis[idx]
+    theta = np.arctan2(np.einsum("si,si->s", a, vee), 0.5 * (np.trace(Rrel, axis1=1, axis2=2) - 1.0))
+    axis_w = np.einsum("sij,sj->si", RA, a)
+    theta_dot = np.einsum("si,si->s", axis_w, W[idx] - Wp)
+    dof = model.jnt_vadr[idx]
+    tau = -k[dof] * (theta - model.dof_springref[dof]) - c[dof] * theta_dot
+    out[idx, :3] += tau[:, None] * np.einsum("sji,sj->si", R[idx], axis_w)
+    inner = par >= 0
+    np.add.at(out[:, :3], par[inner], -tau[inner, None] * np.einsum("sji,sj->si", Rp[inner], axis_w[inner]))
+    return out
+
+
+def _quat_rotations(quats: np.ndarray) -> np.ndarray:
+    """Rotation matrices (n, 3, 3) of the scalar-last quaternions (n, 4), normalized first."""
+    qn = quats / np.linalg.norm(quats, axis=1)[:, None]
+    x, y, z, w = qn.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1)], 1)

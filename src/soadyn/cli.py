@@ -338,6 +338,83 @@ def reproduce_jain2012_fig4(duration: float, dt: float, out: Path):
         click.echo(f"  wrote        {path} ({kind})")
 
 
+def _rover_rows(rows: list) -> None:
+    from .experiments.jain2012_rover import VARIANTS
+
+    click.echo(f"  {'method':<24}{'dt (ms)':>8}{'tree dofs':>10}{'constr.':>8}{'constraint err':>16}"
+               f"{'fidelity err':>14}{'wall (s)':>10}{'norm. wall':>11}")
+    for r in rows:
+        label = VARIANTS[r["variant"]][2]
+        if r["wall_s"] is None:
+            click.echo(f"  {label:<24}{r['dt'] * 1e3:>8g}  {r['status']}")
+            continue
+        fid = r["fidelity_error"]
+        fe = "-" if fid is None or not math.isfinite(fid) else f"{fid:.4e}"
+        nw = "-" if r["normalized_wall"] is None else f"{r['normalized_wall']:.3f}"
+        click.echo(f"  {label:<24}{r['dt'] * 1e3:>8g}{r['tree_dofs']:>10}{r['constraint_size']:>8}"
+                   f"{r['constraint_error']:>16.4e}{fe:>14}{r['wall_s']:>10.3f}{nw:>11}"
+                   + ("" if r["status"] == "ok" else f"  ({r['status']})"))
+
+
+@reproduce.command("jain2012-table1", short_help="LER rover: CE, TA and FA variants at 1 ms (Jain 2012 Table 1).")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=3.0, show_default=True,
+              help="Simulated time (s); a multiple of 0.01 s.")
+@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-3, show_default=True,
+              help="Time step (s).")
+@click.option("--baseline-dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-5, show_default=True,
+              help="Step of the fidelity baseline (s).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_jain2012_table1(duration: float, dt: float, baseline_dt: float, out: Path):
+    """Jain et al. 2012 Table 1: the LER rover by CE (analytic, iterative), TA and FA (no error control,
+    Baumgarte, projection), RK4: tree dofs, constraint size, max constraint error, fidelity error against a
+    small-step baseline and wall clock normalized to CE analytic; writes csv and json."""
+    from .experiments import jain2012_rover
+
+    try:
+        r = jain2012_rover.reproduce_table1(out_dir=out, duration=duration, dt=dt, baseline_dt=baseline_dt,
+                                            progress=None)
+    except ValueError as exc:
+        _fail(str(exc))
+    b = r["baseline"]
+    click.echo(f"Jain 2012 Table 1: LER rover, rk4, dt = {dt:g} s, {duration:g} s; baseline {b['variant']} at "
+               f"dt = {b['dt']:g} s; wall clock normalized to {r['normalized_to']} ({r['wall_time_s']:.1f} s)")
+    _rover_rows(r["rows"])
+    for v, why in r["missing"].items():
+        click.echo(f"  missing      {v}: {why}")
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
+@reproduce.command("jain2012-fig6", short_help="LER rover: errors vs wall clock over step sizes (Jain 2012 Fig. 6).")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=1.0, show_default=True,
+              help="Simulated time (s); a multiple of 0.01 s.")
+@click.option("--budget", type=click.FloatRange(min=0.0, min_open=True), default=600.0, show_default=True,
+              help="Skip a run whose predicted wall clock exceeds this (s).")
+@click.option("--baseline-dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-5, show_default=True,
+              help="Step of the fidelity baseline (s).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_jain2012_fig6(duration: float, budget: float, baseline_dt: float, out: Path):
+    """Jain et al. 2012 Fig. 6: constraint error and fidelity error vs wall clock (log-log) for every
+    variant at steps 2, 1, 0.25, 0.1 and 0.04 ms; writes the plot (png), csv and json."""
+    from .experiments import jain2012_rover
+
+    try:
+        r = jain2012_rover.reproduce_fig6(out_dir=out, duration=duration, budget_s=budget, baseline_dt=baseline_dt,
+                                          progress=None)
+    except ValueError as exc:
+        _fail(str(exc))
+    b = r["baseline"]
+    click.echo(f"Jain 2012 Fig. 6: LER rover, rk4, {duration:g} s; baseline {b['variant']} at dt = {b['dt']:g} s "
+               f"({r['wall_time_s']:.1f} s)")
+    _rover_rows(r["rows"])
+    for v, why in r["missing"].items():
+        click.echo(f"  missing      {v}: {why}")
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
 @reproduce.command("jain2014-table1", short_help="LCP sizes of the five formulations for the dual arm (Jain 2014 Table 1).")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
               show_default=True, help="Output folder.")

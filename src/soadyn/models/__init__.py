@@ -8,3 +8,6 @@ from .robots import robot, robot_urdf
 
 __all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "humanoid24", "humanoid24_posture", "robot", "robot_urdf", "dual_arm"]
 from .mechanisms import *  # noqa: E402,F401,F403  closed-chain mechanisms (Jain 2012 Sec. 4), see mechanisms.__all__
+from .rover import hub_forces, ler_initial_state, ler_rover  # noqa: E402,F401  the LER rover (Jain 2012 Sec. 5)
+
+__all__ += ["ler_rover", "ler_initial_state", "hub_forces"]
