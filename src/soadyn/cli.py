@@ -500,6 +500,16 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
         lcp_q = np.array([-2.0, -1.0, 1.0])
         calls.append(("lcp", lambda: (sd.lcp.lemke(lcp_M, lcp_q), sd.lcp.solve_mlcp(lcp_M, lcp_q, 1),
                                       sd.lcp.pgs(lcp_M + lcp_M.T, lcp_q, 1, 1, 1, 0.5))))
+        try:
+            drumwright = importlib.import_module("soadyn.contact.drumwright")
+        except ImportError:
+            drumwright = None
+        if drumwright is not None:
+            W3, vf3, one = np.eye(3), np.array([-1.0, 2.0, 0.0]), np.ones(1)
+            calls.append(("drumwright", lambda: (
+                drumwright.noslip(W3, vf3), drumwright.noslip(W3, vf3, solver="lemke"),
+                drumwright.viscous(W3, vf3, 0, one, 0.01), drumwright.coulomb(W3, vf3, 0, one),
+                sd.lcp.ppm(lcp_M + lcp_M.T, lcp_q), sd.lcp.find_indices(lcp_M + lcp_M.T))))
     try:
         contact = importlib.import_module("soadyn.contact")
     except ImportError:

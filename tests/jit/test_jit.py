@@ -355,6 +355,19 @@ def _api_calls(model, rng):
                                   sd.lcp.solve_mlcp(v(lcp_M, k), v(lcp_q, k), 1),
                                   sd.lcp.pgs(v(pgs_A, k), v(pgs_b, k), 1, 1, 2, v(np.ones(1), k)))
     try:
+        drumwright = importlib.import_module("soadyn.contact.drumwright")
+    except ImportError:
+        drumwright = None
+    if drumwright is not None and hasattr(sd, "lcp"):  # Drumwright 2015: a unit point mass hitting a plane
+        dw_W = np.eye(3)
+        dw_vf = np.array([-1.0, 2.0, 0.0])
+        dw_M = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]])  # symmetric PD
+        calls["drumwright"] = lambda k: (drumwright.noslip(v(dw_W, k), v(dw_vf, k)),
+                                         drumwright.noslip(v(dw_W, k), v(dw_vf, k), solver="lemke"),
+                                         drumwright.viscous(v(dw_W, k), v(dw_vf, k), 0, v(np.ones(1), k), 0.5),
+                                         drumwright.coulomb(v(dw_W, k), v(dw_vf, k), 0, v(np.ones(1), k)),
+                                         sd.lcp.ppm(v(dw_M, k), v(lcp_q, k)), sd.lcp.find_indices(v(dw_M, k)))
+    try:
         contact = importlib.import_module("soadyn.contact")
     except ImportError:
         contact = None

@@ -20,6 +20,7 @@ TOPICS = {
     "dynamics": "soadyn.bench.dynamics",
     "osim": "soadyn.bench.osim",
     "loops": "soadyn.bench.loops",
+    "drumwright": "soadyn.bench.drumwright",
 }
 """topic name -> module."""
 
