@@ -204,10 +204,27 @@ def bounding_radius(t, size):
 
 
 @jit
+def overlaps(a, b, geom_type, gR, gp, rb, margin):
+    """Broad-phase test of the pair ``(a, b)``: bounding spheres (radii ``rb``) closer than ``margin``, or
+    the bounding sphere of the other geom reaching within ``margin`` of a plane/halfspace's surface. Two
+    planes/halfspaces never overlap."""
+    ta, tb = geom_type[a], geom_type[b]
+    if ta >= GEOM_PLANE and tb >= GEOM_PLANE:
+        return False
+    if ta >= GEOM_PLANE or tb >= GEOM_PLANE:
+        h, o = (a, b) if ta >= GEOM_PLANE else (b, a)
+        z = (gR[h, 0, 2] * (gp[o, 0] - gp[h, 0]) + gR[h, 1, 2] * (gp[o, 1] - gp[h, 1])
+             + gR[h, 2, 2] * (gp[o, 2] - gp[h, 2]))
+        return z <= rb[o] + margin
+    r = rb[a] + rb[b] + margin
+    return (gp[a, 0] - gp[b, 0]) ** 2 + (gp[a, 1] - gp[b, 1]) ** 2 + (gp[a, 2] - gp[b, 2]) ** 2 <= r * r
+
+
+@jit
 def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly):
     """Contacts of the geom pair ``(a, b)`` into the scratch ``pts, nrm, gap`` (normals from ``b`` to
-    ``a``), after a bounding-sphere (or plane-distance) early-out; the pair is ordered by type for the pair
-    functions and the normals flipped back. Plane/halfspace pairs give none. Returns the count."""
+    ``a``): the pair is ordered by type for the pair functions and the normals flipped back. Plane/halfspace
+    pairs give none. Returns the count."""
     ta, tb = geom_type[a], geom_type[b]
     flip = ta > tb
     if flip:
@@ -217,33 +234,26 @@ def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts,
     if tb >= GEOM_PLANE:
         if ta >= GEOM_PLANE:
             return 0
-        h = Rb[0, 2] * (pa[0] - pb[0]) + Rb[1, 2] * (pa[1] - pb[1]) + Rb[2, 2] * (pa[2] - pb[2])
-        if h > bounding_radius(ta, sa) + margin:
-            return 0
         if ta == GEOM_SPHERE:
             n = sphere_plane(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
         elif ta == GEOM_CAPSULE:
             n = capsule_plane(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap)
         else:
             n = box_plane(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap)
-    else:
-        d = math.sqrt((pa[0] - pb[0]) ** 2 + (pa[1] - pb[1]) ** 2 + (pa[2] - pb[2]) ** 2)
-        if d > bounding_radius(ta, sa) + bounding_radius(tb, sb) + margin:
-            return 0
-        if ta == GEOM_SPHERE:
-            if tb == GEOM_SPHERE:
-                n = sphere_sphere(pa, sa[0], pb, sb[0], margin, pts, nrm, gap)
-            elif tb == GEOM_CAPSULE:
-                n = sphere_capsule(pa, sa[0], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
-            else:
-                n = sphere_box(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
-        elif ta == GEOM_CAPSULE:
-            if tb == GEOM_CAPSULE:
-                n = capsule_capsule(Ra, pa, sa[0], sa[1], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
-            else:
-                n = capsule_box(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap, ts)
+    elif ta == GEOM_SPHERE:
+        if tb == GEOM_SPHERE:
+            n = sphere_sphere(pa, sa[0], pb, sb[0], margin, pts, nrm, gap)
+        elif tb == GEOM_CAPSULE:
+            n = sphere_capsule(pa, sa[0], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
         else:
-            n = box_box(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, poly)
+            n = sphere_box(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
+    elif ta == GEOM_CAPSULE:
+        if tb == GEOM_CAPSULE:
+            n = capsule_capsule(Ra, pa, sa[0], sa[1], Rb, pb, sb[0], sb[1], margin, pts, nrm, gap)
+        else:
+            n = capsule_box(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap, ts)
+    else:
+        n = box_box(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, poly)
     if flip:
         for k in range(n):
             for m in range(3):
@@ -260,18 +270,24 @@ def collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_b
     (K, 3) world point (midpoint of the witness points), ``con_normal`` (K, 3) unit normal from ``b`` to
     ``a`` (Jain 2014, Sec. 2), ``con_gap`` (K,) signed distance, ``con_mu = max(mu_a, mu_b)``,
     ``con_eps = max(e_a, e_b)``. Nothing is written past ``K``; returns the number of contacts found (more
-    than ``K`` means overflow). Scratch is allocated once per call."""
+    than ``K`` means overflow). Each pair first passes the bounding-sphere test ``overlaps``. Scratch is
+    allocated once per call."""
     K = con_gap.shape[0]
     pts = np.empty((MAX_PAIR_CONTACTS, 3))
     nrm = np.empty((MAX_PAIR_CONTACTS, 3))
     gap = np.empty(MAX_PAIR_CONTACTS)
     ts = np.empty(8)
     poly = np.empty((2, 16, 2))
+    rb = np.empty(geom_type.shape[0])
+    for g in range(geom_type.shape[0]):
+        rb[g] = bounding_radius(geom_type[g], geom_size[g])
     count = 0
     for k in range(pair_geom.shape[0]):
         a, b = pair_geom[k, 0], pair_geom[k, 1]
-        n = pair_contacts(a, b, geom_type, geom_size, geom_margin[a] + geom_margin[b], gR, gp, pts, nrm, gap,
-                          ts, poly)
+        margin = geom_margin[a] + geom_margin[b]
+        if not overlaps(a, b, geom_type, gR, gp, rb, margin):
+            continue
+        n = pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly)
         for c in range(n):
             if count < K:
                 con_geom[count, 0] = a
