@@ -227,7 +227,8 @@ def ppm(M, q, warm=None, max_pivots: int | None = None, tol: float = PPM_TOL) ->
         warm = np.ascontiguousarray(warm, dtype=np.int64)
     z, w, info = np.zeros(n), np.zeros(n), np.zeros(_kp.PPM_INFO_SIZE)
     basis = np.zeros(n, dtype=np.int64)
-    status = _kp.ppm(M, np.arange(n, dtype=np.int64), np.zeros((0, n)), q, maxp, tol, warm, basis, z, w, info)
+    none = np.zeros((0, n))
+    status = _kp.ppm(M, np.arange(n, dtype=np.int64), none, none, q, maxp, tol, warm, basis, z, w, info)
     res = float(max(np.abs(w - M @ z - q).max(initial=0.0), np.abs(np.minimum(z, w)).max(initial=0.0)))
     return _finish(status, z, w, np.array([info[_kp.PPM_PIVOTS], 0.0, res]), M, q, 0, "ppm")
 

@@ -6,10 +6,11 @@ copy whole:
 
 * FIND-INDICES reads ``W'(i, j) = s_i s_j W(i, j) + [i == j] d_i`` (``s = scale``, ``d = shift``: the
   viscous model scales its tangential rows and adds an identity block) on the candidate rows;
-* PPM reads the LCP matrix ``F = W[rows][:, rows] - Y^T Y`` (the Schur complement of an equality block,
-  ``Y = L^-1 W[E, rows]`` with ``L`` its Cholesky factor; ``Y`` has zero rows for a plain LCP) one column
-  per pivot, so a solve with ``k`` positive components costs ``O(k^3 + k n (k + r))`` for an LCP of order
-  ``n`` with ``r = rows(Y)``, never ``O(n^3)``.
+* PPM reads the LCP matrix ``F = W[rows][:, rows] + Z^T Z - Y^T Y`` one column per pivot: ``W[rows]`` a
+  block of a dense matrix (absent when ``rows`` is empty), ``Z^T Z`` a matrix given by a low-rank factor,
+  ``- Y^T Y`` the Schur complement of an equality block (``Y = L^-1 W[E, rows]`` with ``L`` its Cholesky
+  factor). A solve with ``k`` positive components costs ``O(k^3 + k n (k + r))`` for an LCP of order ``n``
+  with ``r = rows(Z) + rows(Y)``, never ``O(n^3)``.
 
 Cholesky factors are kept up to date by rank-one appends (``O(k^2)``) and Givens deletions (``O(k^2)``)
 instead of refactorizations.
@@ -131,15 +132,14 @@ def find_indices(W, rows, scale, shift, tol, sel, L, info):
 
 
 @jit
-def _column(W, rows, Y, i, B, k, c):
-    """``c[:k] = F[B[:k], i]`` with ``F = W[rows][:, rows] - Y^T Y``."""
-    ri = rows[i]
-    for a in range(k):
-        j = B[a]
-        s = W[rows[j], ri]
-        for t in range(Y.shape[0]):
-            s -= Y[t, j] * Y[t, i]
-        c[a] = s
+def lcp_entry(W, rows, Z, Y, i, j):
+    """``F[i, j]`` with ``F = W[rows][:, rows] + Z^T Z - Y^T Y`` (no ``W`` term when ``rows`` is empty)."""
+    s = W[rows[i], rows[j]] if rows.shape[0] > 0 else 0.0
+    for t in range(Z.shape[0]):
+        s += Z[t, i] * Z[t, j]
+    for t in range(Y.shape[0]):
+        s -= Y[t, i] * Y[t, j]
+    return s
 
 
 @jit
@@ -155,13 +155,12 @@ def _room(L, k):
 
 
 @jit
-def _add(W, rows, Y, i, B, k, L, c, tol, fmax):
+def _add(W, rows, Z, Y, i, B, k, L, c, tol, fmax):
     """Append index ``i`` to the nonbasic set ``B[:k]`` and grow the factor of ``F[B, B]``; False when
     ``F[B + i, B + i]`` would be singular (or ``F_ii <= tol fmax``: a zero column)."""
-    _column(W, rows, Y, i, B, k, c)
-    dii = W[rows[i], rows[i]]
-    for t in range(Y.shape[0]):
-        dii -= Y[t, i] * Y[t, i]
+    for a in range(k):
+        c[a] = lcp_entry(W, rows, Z, Y, B[a], i)
+    dii = lcp_entry(W, rows, Z, Y, i, i)
     if not dii > tol * fmax or not chol_append(L, k, c, dii, tol):
         return False
     B[k] = i
@@ -169,9 +168,9 @@ def _add(W, rows, Y, i, B, k, L, c, tol, fmax):
 
 
 @jit
-def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
+def ppm(W, rows, Z, Y, q, max_pivots, tol, warm, basis, z, w, info):
     """Modified principal pivoting method PPM I (Drumwright 2015, Algorithm 1) for the LCP
-    ``w = F z + q, 0 <= z _|_ w >= 0`` with the PSD matrix ``F = W[rows][:, rows] - Y^T Y``.
+    ``w = F z + q, 0 <= z _|_ w >= 0`` with the PSD matrix ``F = W[rows][:, rows] + Z^T Z - Y^T Y``.
 
     The nonbasic set ``B`` holds the indices whose ``z`` may be positive (``w_B = 0``); every iteration
     solves ``F[B, B] z_B = -q_B`` with the updated Cholesky factor of ``F[B, B]`` and forms
@@ -180,8 +179,8 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
     Drumwright 2015 Theorem 1 an index whose row of ``F`` depends on those in ``B`` has ``w_i = 0`` once
     ``w_B = 0``, so ``B`` stays linearly independent: at most ``rank(F)`` nonbasic indices.
 
-    Inputs: ``W`` (N, N) symmetric PSD, ``rows`` (n,) int64 rows of ``W`` forming the LCP, ``Y`` (r, n)
-    (``r = 0`` for a plain LCP), ``q`` (n,), ``max_pivots`` (Drumwright uses ``2 n``), ``tol`` (relative:
+    Inputs: ``W`` (N, N) symmetric, ``rows`` (n,) int64 rows of ``W`` forming the LCP (or empty: no ``W``
+    term), ``Z`` (r1, n), ``Y`` (r2, n) (``r1 = r2 = 0`` for a plain LCP ``F = W``), ``q`` (n,), ``max_pivots`` (Drumwright uses ``2 n``), ``tol`` (relative:
     ``w_i < -tol * (|q|_inf + max_i F_ii |z|_inf)`` counts as negative, ``z_j < -tol |z_B|_inf`` too, and a
     Cholesky pivot below ``tol`` times its diagonal as singular), ``warm`` (w,) int64 indices to start
     nonbasic (a warm start; indices out of range, repeated or dependent are skipped; empty: cold start
@@ -204,7 +203,7 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
         if not math.isfinite(q[i]):
             return LCP_NAN
         qmax = max(qmax, abs(q[i]))
-        fmax = max(fmax, W[rows[i], rows[i]])
+        fmax = max(fmax, lcp_entry(W, rows, Z, Y, i, i))
     if n == 0:
         return LCP_OK
     L = np.empty((min(n, 16), min(n, 16)))
@@ -212,6 +211,8 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
     zB = np.empty(n)
     qB = np.empty(n)
     yz = np.empty(Y.shape[0])
+    zz = np.empty(Z.shape[0])
+    hasW = rows.shape[0] > 0
     inB = np.zeros(n, dtype=np.bool_)
     k = 0
     # warm start: the given indices, as long as F[B, B] stays non-singular
@@ -220,7 +221,7 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
         if i < 0 or i >= n or inB[i]:
             continue
         L = _room(L, k)
-        if _add(W, rows, Y, i, basis, k, L, c, tol, fmax):
+        if _add(W, rows, Z, Y, i, basis, k, L, c, tol, fmax):
             inB[i] = True
             k += 1
     info[PPM_WARM] = k
@@ -231,7 +232,7 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
                 i = j
         if q[i] >= -tol * qmax:
             return LCP_OK
-        if not _add(W, rows, Y, i, basis, k, L, c, tol, fmax):
+        if not _add(W, rows, Z, Y, i, basis, k, L, c, tol, fmax):
             return LCP_SINGULAR
         inB[i] = True
         k = 1
@@ -251,14 +252,22 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
             for a in range(k):
                 s += Y[t, basis[a]] * zB[a]
             yz[t] = s
+        for t in range(Z.shape[0]):
+            s = 0.0
+            for a in range(k):
+                s += Z[t, basis[a]] * zB[a]
+            zz[t] = s
         for i in range(n):
             if inB[i]:
                 w[i] = 0.0
                 continue
-            ri = rows[i]
             s = q[i]
-            for a in range(k):
-                s += W[ri, rows[basis[a]]] * zB[a]
+            if hasW:
+                ri = rows[i]
+                for a in range(k):
+                    s += W[ri, rows[basis[a]]] * zB[a]
+            for t in range(Z.shape[0]):
+                s += Z[t, i] * zz[t]
             for t in range(Y.shape[0]):
                 s -= Y[t, i] * yz[t]
             w[i] = s
@@ -286,7 +295,7 @@ def ppm(W, rows, Y, q, max_pivots, tol, warm, basis, z, w, info):
             return LCP_MAX_PIVOTS
         if i >= 0:  # line 32: move i into the nonbasic set
             L = _room(L, k)
-            if not _add(W, rows, Y, i, basis, k, L, c, tol, fmax):
+            if not _add(W, rows, Z, Y, i, basis, k, L, c, tol, fmax):
                 info[PPM_PIVOTS] = pivots
                 info[PPM_NONBASIC] = k
                 return LCP_SINGULAR
