@@ -282,3 +282,17 @@ def test_inconsistent_problem_raises_lcp_error():
             dw.noslip(W, vf, 1, solver=solver)
     with pytest.raises(LCPError):
         dw.viscous(W, vf, 1, 1.0, DT)
+
+
+# ------------------------------------------------------------------------------------------- benchmark
+def test_bench_sweep_agrees_and_fits_growth():
+    from soadyn.bench import drumwright as bench
+
+    r = bench.run(quick=True, log=lambda s: None, contacts=(4, 16, 32))
+    assert [row["contacts"] for row in r["rows"]] == [4, 16, 32]
+    for row in r["rows"]:
+        assert max(row["agreement"].values()) <= bench.AGREE
+        assert row["stats"]["noslip_ppm"]["pivots"] <= 2 * row["contacts"], "PPM pivots beyond 2m"
+        assert not row["stats"]["noslip_ppm"]["fallback"] and not row["stats"]["viscous_ppm"]["fallback"]
+    assert set(r["growth"]) == set(bench.METHODS) and np.isfinite(r["growth"]["noslip_ppm"])
+    assert "growth exponent" in bench.format_table(r)

@@ -9,8 +9,8 @@ the post-step velocity ``v = W p + vf`` (:class:`ContactSolution`):
 * ``"no_slip"`` (:func:`noslip`): ``v = 0`` on bilateral and tangential rows, ``0 <= p_n perp v_n >= 0``;
   FIND-INDICES keeps an independent set of equality rows, the normal LCP (PSD) is solved by the modified
   PPM I (``solver="ppm"``, falling back to Lemke with a logged warning) or by Lemke;
-* ``"viscous"`` (:func:`viscous`): tangential impulses ``p_t = -dt mu_v v_t`` (post-step ``v_t``), normal
-  LCP as above;
+* ``"viscous"`` (:func:`viscous`): tangential impulses ``p_t = -dt mu_v v_t`` (post-step ``v_t``: linearly
+  implicit, stable for any ``mu_v dt``), normal LCP as above;
 * ``"coulomb"`` (:func:`coulomb`): the ``n_f``-direction friction pyramid, a mixed LCP of order
   ``nfree' + m (2 + n_f)`` solved by Lemke (Tikhonov retries when ``tikhonov > 0``).
 
@@ -48,7 +48,7 @@ class ContactSolution:
     """Solved contact step. ``p``: impulses (rows of ``W``); ``v = W p + vf``: post-step constraint
     velocity; ``friction``, ``solver``: what ran; ``pivots``: PPM plus Lemke pivots; ``fallback``: PPM
     failed (``ppm_status``: why) and Lemke solved; ``rank``: independent equality rows kept by FIND-INDICES
-    (bilateral, and tangential for no-slip/viscous); ``active``: contacts with positive normal impulse;
+    (bilateral, and tangential for no-slip); ``active``: contacts with positive normal impulse;
     ``lcp_size``: order of the LCP solved; ``residual``: its natural residual ``max |min(z, w)|``;
     ``regularization``: Tikhonov ``eps`` used (0 if none)."""
 
