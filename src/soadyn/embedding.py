@@ -24,6 +24,7 @@ import numpy as np
 
 from . import joints as J
 from ._kernels import embed as _ke
+from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
 from .dynamics import as_array, check_status, kernel_array
 from .loops import AssemblyError, LoopError, _loop_arrays, constraint_jacobian
@@ -411,11 +412,11 @@ class EmbeddedModel:
         QDT = np.empty((X.shape[0], self.tree.nv))
         res = np.empty(X.shape[0])
         d, td = data, data.td
-        st = _ke.ce_tree_states(*self._args, X, XD, self.tol, self.max_iter, td.X_E, td.X_r, td.S, td.v, td.oR,
+        st = _ks.ce_tree_states(*self._args, X, XD, self.tol, self.max_iter, td.X_E, td.X_r, td.S, td.v, td.oR,
                                 td.op, d.RA, d.pAw, d.Qr, d.phi, d.cv, d.gam, d.Jw, d.Gk, d.LU, d.piv, d.Gm, d.col,
                                 d.dq, d.qn, d.R3, d.info, d.q, QT, QDT, res)
         if st != _kj.OK:
-            code, row = st & ((1 << _ke.STEP_SHIFT) - 1), (st >> _ke.STEP_SHIFT) - 1
+            code, row = st & ((1 << _ks.STEP_SHIFT) - 1), (st >> _ks.STEP_SHIFT) - 1
             if code in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR):
                 data.q[:] = self.q_ref  # the failed iterate is no warm start
                 raise self._closure_error(data, f"{names[0]}[{row}]" if X.shape[0] > 1 else names[0])
@@ -603,5 +604,5 @@ def forward_dynamics(em: EmbeddedModel, data: EmbeddedData, x, xd, tau=None, f_e
 
 
 def _call_forward(em: EmbeddedModel, data: EmbeddedData) -> int:
-    return _ke.ce_forward(*em._args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol,
+    return _ks.ce_forward(*em._args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol,
                           em.max_iter, *data._work(), data.q, data.qd, data.qdd, data.xdd)

@@ -278,6 +278,16 @@ class Simulator:
     The simulator owns one :class:`~soadyn.data.Data` workspace (``sim.data``): use one simulator per thread.
     """
 
+    def __new__(cls, model=None, *args, **kwargs):
+        # an embedded (CE) model steps with its own simulator (soadyn.embedded_sim.EmbeddedSimulator)
+        from .embedding import EmbeddedModel
+
+        if cls is Simulator and isinstance(model, EmbeddedModel):
+            from .embedded_sim import EmbeddedSimulator
+
+            return EmbeddedSimulator(model, *args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, model: Model, dt: float, integrator: str = "semi_implicit", loop_method: str = "ta",
                  stabilization: str | None = None, baumgarte=None, projection_tol: float = 1e-12):
         if not isinstance(model, Model):

@@ -32,10 +32,8 @@ import numpy as np
 
 from .._jit import jit
 from .frames import bias_accelerations, jacobian_columns
-from .joints import (BAD_FEXT, BAD_IN, BAD_Q, BAD_QD, OK, SINGULAR, all_finite, config_rate, integrate_config,
-                     normalize_config)
+from .joints import OK, SINGULAR, integrate_config
 from .loops import loop_forces, loop_rows, solve_multipliers
-from .sim import DIVERGED, RK4, SEMI_IMPLICIT, STEP_SHIFT, advance, stage_state, step_input
 from .spatial import cross_force_add, spd_inverse
 from .tree import tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
 
@@ -286,11 +284,31 @@ def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, 
 
 # ------------------------------------------------------------------------------------ forward dynamics
 @jit
+def node_hinges(parent, vadr, jnv, S, oR, op, frame_body, fa, fb, row, RA, pAw, Qr, row_loop,
+                nd, nd_dof, nd_ind, nd_row, v2x, xd, Jw, Gk, LU, piv, Gm, col, info, qd):
+    """At closed positions: the selected loop Jacobians and factored ``G_dep`` of every compound node, the
+    hinge maps ``G`` and the tree velocities ``qd = G xd``. Returns ``OK`` or ``LOOP_SINGULAR`` (``info[2:4]``:
+    node, pivot ratio)."""
+    for k in range(nd.shape[0]):
+        if nd[k, NR] == 0:
+            continue
+        node_jacobian(k, nd, nd_dof, nd_row, row_loop, parent, vadr, jnv, S, oR, op, frame_body, fa, fb, row,
+                      RA, pAw, Qr, Jw, Gk)
+        ratio = factor_dependent(k, nd, nd_ind, Gk, LU, piv)
+        if ratio < PIVOT_TOL:
+            info[2] = k
+            info[3] = ratio
+            return LOOP_SINGULAR
+    node_velocities(nd, nd_dof, nd_ind, nd_row, v2x, Gk, LU, piv, Gm, xd, qd, col)
+    return OK
+
+
+@jit
 def node_velocities(nd, nd_dof, nd_ind, nd_row, v2x, Gk, LU, piv, Gm, xd, qd, col):
     """Hinge maps ``Gm`` of every node (positions evaluated, ``Gk`` and ``LU`` current) and the tree
     velocities ``qd = G xd`` (Jain 2012 CE: ``y_dot = G theta_dot``)."""
     for k in range(nd.shape[0]):
-        d0, ny, ni = nd[k, D0], nd[k, NY], nd[k, NI]
+        d0, ny = nd[k, D0], nd[k, NY]
         hinge_map(k, nd, nd_ind, Gk, LU, piv, Gm, col)
         for j in range(ny):
             s = 0.0
@@ -525,22 +543,14 @@ def ce_accelerations(parent, jtype, vadr, jnv, axis2, I, frame_body, frame_E, fr
                      cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo,
                      qd, qdd, xdd):
     """CE forward dynamics at closed positions (``X_E, X_r, S, oR, op`` of the tree configuration, as left by
-    :func:`close_loops`): the hinge maps ``G`` and tree velocities ``qd = G xd``, the biases ``g`` from the
+    :func:`close_loops`) with the hinge maps ``G`` and tree velocities ``qd = G xd`` of :func:`node_hinges`:
+    the biases ``g`` from the
     constraint acceleration bias ``gdot``, then the articulated-body passes over the nodes (module
     docstring; Jain 2012 CE) for ``xdd`` (embedded) and ``qdd`` (tree). With cut loops (``cfa`` not empty),
     Jain 2012 Lemma 2 on the embedded tree: ``K lam = -gamma`` with ``K`` from :func:`cut_loop_response`,
     ``xdd += Y lam``; ``linfo`` (rank of K, 1 if singular). ``tau`` (tree nv) enters as ``G^T tau``;
-    ``fext`` body-frame forces. Returns ``OK``, ``LOOP_SINGULAR`` or ``SINGULAR | k << 8``."""
+    ``fext`` body-frame forces. Returns ``OK`` or ``SINGULAR | k << 8``."""
     nb = parent.shape[0]
-    # hinge maps and velocities
-    for k in range(nd.shape[0]):
-        if nd[k, NR] == 0:
-            continue
-        node_jacobian(k, nd, nd_dof, nd_row, row_loop, parent, vadr, jnv, S, oR, op, frame_body, fa, fb, row,
-                      RA, pAw, Qr, Jw, Gk)
-        if factor_dependent(k, nd, nd_ind, Gk, LU, piv) < PIVOT_TOL:
-            return LOOP_SINGULAR
-    node_velocities(nd, nd_dof, nd_ind, nd_row, v2x, Gk, LU, piv, Gm, xd, qd, col)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     if phi.shape[0] > 0:
         bias_accelerations(parent, X_E, X_r, c, h)
@@ -595,183 +605,4 @@ def ce_accelerations(parent, jtype, vadr, jnv, axis2, I, frame_body, frame_E, fr
         for r in range(lam.shape[0]):
             s += Yq[r, e] * lam[r]
         qdd[e] += s
-    return OK
-
-
-# --------------------------------------------------------------------------------------- entry kernels
-@jit
-def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-            cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-            nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-            x, xd, tau, fext, a0, tol, max_iter,
-            X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-            Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-            cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
-            q, qd, qdd, xdd):
-    """One CE evaluation at the embedded state ``(x, xd)``: ``q[xq] = x`` (the other entries of ``q`` are
-    the warm start of the dependent coordinates), :func:`close_loops`, :func:`ce_accelerations`. Inputs
-    already checked. Returns a status (``info`` as in :func:`close_loops`)."""
-    for e in range(x.shape[0]):
-        q[xq[e]] = x[e]
-    normalize_config(jtype, qadr, q)
-    st = close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, S0,
-                     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                     nd, nd_dof, nd_ind, nd_row, tol, max_iter,
-                     X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, dq, qn, R3, q, info)
-    if st != OK:
-        return st
-    return ce_accelerations(parent, jtype, vadr, jnv, axis2, I, frame_body, frame_E, frame_r,
-                            fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                            cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                            nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x,
-                            xd, tau, fext, a0,
-                            X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-                            Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-                            cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo,
-                            qd, qdd, xdd)
-
-
-@jit
-def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-               cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-               x, xd, tau, fext, a0, tol, max_iter,
-               X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-               Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-               cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
-               q, qd, qdd, xdd):
-    """CE forward dynamics ``xdd`` (and the tree state ``q, qd, qdd``) at ``(x, xd)`` with tree joint forces
-    ``tau`` and body forces ``fext``: :func:`ce_eval` after the input checks (``BAD_Q`` for ``x``,
-    ``BAD_QD`` for ``xd``, ``BAD_IN`` for ``tau``, ``BAD_FEXT`` for ``fext``)."""
-    if not all_finite(x):
-        return BAD_Q
-    if not all_finite(xd):
-        return BAD_QD
-    if not all_finite(tau):
-        return BAD_IN
-    if not all_finite(fext):
-        return BAD_FEXT
-    return ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                   cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-                   x, xd, tau, fext, a0, tol, max_iter,
-                   X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-                   Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-                   cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
-                   q, qd, qdd, xdd)
-
-
-@jit
-def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-               cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-               ejtype, eqadr, evadr, eaxis, eaxis2,
-               tau, fext, a0, tol, max_iter, dt, method,
-               X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-               Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-               cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
-               q, qdd, X, XD, QT, QDT, resid):
-    """Integrate ``nsteps = X.shape[0] - 1`` steps of the embedded (CE, or hybrid CE/TA) dynamics from
-    ``(X[0], XD[0])``, writing the embedded states ``X[n], XD[n]`` and the tree states ``QT[n], QDT[n]``
-    (``t = n dt``). Every integrator stage closes the embedded loops (:func:`close_loops`, warm-started
-    from the previous stage) and evaluates :func:`ce_accelerations`; the embedded coordinates integrate with
-    the joint arrays ``ejtype, eqadr, evadr, eaxis, eaxis2`` (independent loop coordinates as 1-dof
-    joints) by the stage and update formulas of :func:`sim.rollout` (``method`` SEMI_IMPLICIT or RK4).
-    ``resid[n]`` receives the largest loop-closure residual ``max |phi|`` of the embedded loops over the
-    stages of step ``n`` (at state ``n`` for ``n = nsteps``). Inputs held per step as in :func:`sim.rollout`.
-
-    Returns ``OK`` or a status ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``X[0..n]`` valid):
-    ``BAD_IN``/``BAD_FEXT`` for non-finite inputs, ``NOT_SOLVED``/``LOOP_SINGULAR`` from the loop closure
-    (``info``: node, residual, pivot), ``SINGULAR | k << 8`` from the node passes, ``DIVERGED``; the
-    initial state's own failure (non-finite, or loops that cannot be closed) has step field 0."""
-    nx = X.shape[1]
-    nxd = XD.shape[1]
-    nsteps = X.shape[0] - 1
-    xs = np.empty(nx)
-    vs = np.empty(nxd)
-    kq = np.empty((4, nx))
-    kv = np.empty((4, nxd))
-    R = np.empty((3, 3))
-    qd = np.empty(QDT.shape[1])
-    if not (all_finite(X[0]) and all_finite(XD[0])):
-        return BAD_Q if not all_finite(X[0]) else BAD_QD
-    for n in range(nsteps + 1):
-        tau_n = step_input(tau, min(n, nsteps - 1)) if nsteps > 0 else tau[0]
-        fext_n = step_input(fext, min(n, nsteps - 1)) if nsteps > 0 else fext[0]
-        if n < nsteps:
-            if not all_finite(tau_n):
-                return BAD_IN | ((n + 1) << STEP_SHIFT)
-            if not all_finite(fext_n):
-                return BAD_FEXT | ((n + 1) << STEP_SHIFT)
-        worst = 0.0
-        for stage in range(1 if (method == SEMI_IMPLICIT or n == nsteps) else 4):
-            stage_state(ejtype, eqadr, X[n], XD[n], kq, kv, stage, dt, xs, vs)
-            st = ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                         frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                         cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                         nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-                         xs, vs, tau_n, fext_n, a0, tol, max_iter,
-                         X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
-                         Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
-                         cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
-                         q, qd, qdd, kv[stage])
-            if st != OK:
-                field = 0 if (n == 0 and stage == 0) else min(n + 1, nsteps)
-                return st | (field << STEP_SHIFT)
-            worst = max(worst, info[1])
-            if stage == 0:
-                QT[n] = q
-                QDT[n] = qd
-            if method == RK4:
-                config_rate(ejtype, eqadr, evadr, xs, vs, kq[stage], R)
-        resid[n] = worst
-        if n == nsteps:
-            break
-        advance(method, ejtype, eqadr, evadr, eaxis, eaxis2, X[n], XD[n], kq, kv, dt, X[n + 1], XD[n + 1], R)
-        if not (all_finite(X[n + 1]) and all_finite(XD[n + 1])):
-            return DIVERGED | ((n + 1) << STEP_SHIFT)
-    return OK
-
-
-@jit
-def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                   cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
-                   X, XD, tol, max_iter,
-                   X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, Gm, col, dq, qn, R3, info,
-                   q, QT, QDT, resid):
-    """The tree states ``QT[s], QDT[s]`` of the embedded states ``(X[s], XD[s])``: ``y(theta)`` by
-    :func:`close_loops` warm-started from the previous row (from ``q`` for the first) and ``y_dot = G theta_dot``;
-    ``resid[s]`` the closure residual. Returns ``OK`` or ``status | (s + 1) << STEP_SHIFT`` for the failing
-    row ``s`` (``info`` as in :func:`close_loops`)."""
-    for s in range(X.shape[0]):
-        if not all_finite(X[s]):
-            return BAD_Q | ((s + 1) << STEP_SHIFT)
-        if not all_finite(XD[s]):
-            return BAD_QD | ((s + 1) << STEP_SHIFT)
-        for e in range(X.shape[1]):
-            q[xq[e]] = X[s, e]
-        normalize_config(jtype, qadr, q)
-        st = close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, S0,
-                         frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                         nd, nd_dof, nd_ind, nd_row, tol, max_iter,
-                         X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, dq, qn, R3, q, info)
-        if st != OK:
-            return st | ((s + 1) << STEP_SHIFT)
-        for k in range(nd.shape[0]):
-            if nd[k, NR] == 0:
-                continue
-            node_jacobian(k, nd, nd_dof, nd_row, row_loop, parent, vadr, jnv, S, oR, op, frame_body, fa, fb, row,
-                          RA, pAw, Qr, Jw, Gk)
-            if factor_dependent(k, nd, nd_ind, Gk, LU, piv) < PIVOT_TOL:
-                info[2] = k
-                return LOOP_SINGULAR | ((s + 1) << STEP_SHIFT)
-        node_velocities(nd, nd_dof, nd_ind, nd_row, v2x, Gk, LU, piv, Gm, XD[s], QDT[s], col)
-        QT[s] = q
-        resid[s] = info[1]
     return OK
