@@ -227,7 +227,7 @@ def _system(formulation: str, model: Model, q, qd, tau):
 
 
 # ------------------------------------------------------------------------------------------- assembly
-def _mixed(formulation, model, data, q, qd, tau, f_ext, cs, pyr, dt):
+def _mixed(model, data, q, qd, tau, f_ext, cs, pyr, dt):
     """Eq. 27 (on the FA model) and Eq. 36 (minimal coordinates): ``z = [v+; p_b; beta_; sigma]``."""
     M = crba(model, data, q).copy()
     Gu, _ = _point_rows(model, data, q, qd, cs, False)
@@ -280,7 +280,7 @@ def _rmc(model, data, q, qd, tau, cs, pyr, dt):
         {"Minv": Minv, "Y": Y, "X": X, "G_u": Gu, "G_b": Gb, "Ubar": Ubar, "T_minus_C": TC, "A_b": A_b}
 
 
-def _os_nodes(model, data, q, cs: ContactSet):
+def _os_nodes(model, data, cs: ContactSet):
     """Node arrays for :func:`soadyn._kernels.osim.osim_inv` and the maps ``Q_u`` (3 n_u, m), ``Q_b``
     (n_b, m) (Jain 2014 Eq. 48). Contact nodes: world-aligned, linear rows; loop nodes: frame A's axes,
     six rows (the loops' rows ``Q`` from :func:`soadyn.loops.constraint_state`, already evaluated)."""
@@ -341,12 +341,11 @@ def node_compliance(model: Model, data, q, node_body, node_E, node_r, node_sel, 
     return L
 
 
-def _os(formulation, model, data, q, qd, tau, f_ext, cs, pyr, dt, contact_bias):
+def _os(model, data, q, qd, tau, f_ext, cs, pyr, dt, contact_bias):
     """Eq. 53 (``"os"``; ``"nmc_os"`` on the FA model): ``z = [p_b; beta_; sigma]``."""
     Gb, Ubar = _loop_rows(model, data, q, qd)  # also fills data.loop_R/loop_p/loop_Q for the loop nodes
     fk(model, data, q, qd)
-    nodes, Qu, Qb = _os_nodes(model, data, q, cs)
-    data.q[:] = q
+    nodes, Qu, Qb = _os_nodes(model, data, cs)
     Lam = node_compliance(model, data, q, *nodes)
     Gu, gdot_u = _point_rows(model, data, q, qd, cs, contact_bias)
     qdd_f = aba(model, data, q, qd, tau, f_ext).copy()  # Eq. 42
@@ -389,11 +388,11 @@ def build(formulation: str, model: Model, q, qd, tau, contacts, dt: float, n_f: 
     pyr = pyramid(cs.normals, cs.mu, n_f)
     sm, sdata, sq, sqd, stau, fext = _system(formulation, model, q, qd, tau)
     if formulation in ("nmc", "mc"):
-        A, b, nfree, blocks, nb, parts = _mixed(formulation, sm, sdata, sq, sqd, stau, fext, cs, pyr, dt)
+        A, b, nfree, blocks, nb, parts = _mixed(sm, sdata, sq, sqd, stau, fext, cs, pyr, dt)
     elif formulation == "rmc":
         A, b, nfree, blocks, nb, parts = _rmc(sm, sdata, sq, sqd, stau, cs, pyr, dt)
     else:
-        A, b, nfree, blocks, nb, parts = _os(formulation, sm, sdata, sq, sqd, stau, fext, cs, pyr, dt,
+        A, b, nfree, blocks, nb, parts = _os(sm, sdata, sq, sqd, stau, fext, cs, pyr, dt,
                                              bool(contact_bias))
     parts.update(model=sm, data=sdata, q=sq, qd=sqd, tau=stau, f_ext=fext, dt=dt, tree=(model, q, qd))
     return ContactLCP(formulation, A, b, int(nfree), int(b.shape[0]), blocks, pyr, int(nb), parts)
