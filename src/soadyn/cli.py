@@ -517,7 +517,22 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
     if contact is not None and hasattr(contact, "collide"):  # one kernel signature for every model
         calls.append(("collide", lambda: contact.collide(model, d, q)))
     calls.append(("loops", _warmup_loops))
+    calls.append(("embedding", _warmup_embedding))
     return calls
+
+
+def _warmup_embedding() -> None:
+    """Constraint embedding kernels on the planar four bar: CE forward dynamics, tree states and rollouts."""
+    from . import embedding
+    from .models import initial_state, planar_four_bar
+
+    model = planar_four_bar()
+    state = initial_state(model)
+    em = model.embed_loops(q_ref=state.q)
+    x, xd = em.from_tree_state(state.q, state.qd)
+    embedding.forward_dynamics(em, em.data(), x, xd, state.tau(model))
+    for integrator in ("rk4", "semi_implicit"):
+        em.tree_trajectory(soadyn.Simulator(em, 1e-3, integrator=integrator).rollout(x, xd, steps=2))
 
 
 def _warmup_loops() -> None:

@@ -33,7 +33,7 @@ from .model import Model
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
            "METHODS", "DEFAULT_MAX_SIZE", "DEFAULT_HYBRID_SIZE", "LOOP_TOL"]
 
-METHODS = ("auto", "newton")
+METHODS = ("auto", "analytic", "newton")
 """Loop kinematics solvers of :func:`embed_loops`."""
 DEFAULT_MAX_SIZE = 16
 """Largest compound node (bodies) :func:`embed_loops` builds unless told otherwise."""
@@ -171,7 +171,7 @@ class EmbeddedModel:
             raise ValueError(f"tol: expected a positive finite number, got {tol!r}")
         self.tree = tree
         self.name = f"{tree.name}_embedded"
-        self.method = "newton"
+        self.method = method
         self.tol = float(tol)
         self.max_iter = MAX_ITER
         self.q_ref = tree.neutral_q() if q_ref is None else as_array(q_ref, (tree.nq,), "q_ref").copy()
@@ -349,6 +349,70 @@ class EmbeddedModel:
         self._nce = int(sum(t.loop_dim[l] for l in emb))
         self._emb_ids = np.array(emb, dtype=i64)
         self._cut_ids = np.array(cut, dtype=i64)
+        self._closed_forms(specs, emb)
+
+    def _closed_forms(self, specs, emb) -> None:
+        """Rows of the closed-form table ``an`` of the nodes that are planar one-dof loops
+        of revolute and prismatic joints closed by a planar pin (:mod:`soadyn._kernels.embed_planar`)."""
+        t = self.tree
+        nn = len(specs)
+        self._an = np.zeros((nn, 8), dtype=np.int64)
+        if self.method == "newton":
+            self.analytic_loops = ()
+            return
+        from .dynamics import fk
+
+        oR = fk(t, t.data(), self.q_ref)[0].copy()
+        missing = []
+        for k, (bodies, dofs, ind, _, names, ls) in enumerate(specs):
+            if not ls:
+                continue
+            row = self._planar_case(oR, bodies, dofs, ind, ls, emb)
+            if row is None:
+                missing += names
+            else:
+                self._an[k] = row
+        if self.method == "analytic" and missing:
+            raise LoopError(f"method='analytic': loops {missing} have no closed form (planar one-dof loops of "
+                            "revolute and prismatic joints closed by a planar_pin: four bars, crank sliders); "
+                            "use method='auto' or 'newton'")
+        self.analytic_loops = tuple(n for s in specs for n in s[4] if n not in missing)
+
+    def _planar_case(self, oR, bodies, dofs, ind, ls, emb):
+        t = self.tree
+        from .loops import PLANAR_PIN
+
+        if len(ls) != 1 or t.loop_kind[ls[0]] != PLANAR_PIN or len(dofs) != 3 or len(ind) != 1:
+            return None
+        joints = sorted(bodies)
+        if any(t.jnt_type[j] not in (J.REVOLUTE, J.PRISMATIC) for j in joints):
+            return None
+        w = {j: oR[j] @ t.jnt_axis[j] for j in joints}
+        rev = [j for j in joints if t.jnt_type[j] == J.REVOLUTE]
+        if not rev:
+            return None
+        n = w[rev[0]] / np.linalg.norm(w[rev[0]])
+        l = ls[0]
+        fa, fb = t.loop_frame_a[l], t.loop_frame_b[l]
+        a, b = t.frame_body[fa], t.frame_body[fb]
+        za = (oR[a] if a >= 0 else np.eye(3)) @ t.frame_E[fa].T[:, 2]
+        if (any(np.linalg.norm(np.cross(w[j], n)) > 1e-9 for j in rev)
+                or any(abs(w[j] @ n) > 1e-9 for j in joints if j not in rev) or np.linalg.norm(np.cross(za, n)) > 1e-9):
+            return None
+        dep = [t.dof_body[d] for j_, d in enumerate(dofs) if j_ not in ind]
+        c = _common(t, a, b)
+        on_a = [j for j in dep if j in _branch(t, a, c)]
+        on_b = [j for j in dep if j in _branch(t, b, c)]
+        if len(on_a) == 1:
+            j1, j2, case, side = on_a[0], on_b[0], 1, 0
+            if t.jnt_type[j1] != J.REVOLUTE and t.jnt_type[j2] != J.REVOLUTE:
+                return None
+        else:
+            j1, j2 = sorted(on_a or on_b)
+            case, side = 2, 0 if on_a else 1
+            if t.jnt_type[j2] != J.REVOLUTE:
+                return None
+        return [case, emb.index(l), j1, j2, t.jnt_vadr[j1], t.jnt_vadr[j2], side, rev[0]]
 
     def _subset(self, ls) -> tuple:
         """The tree's loop arrays (after frame arrays) restricted to the loops ``ls``, rows renumbered, and
@@ -366,7 +430,7 @@ class EmbeddedModel:
     def _args(self) -> tuple:
         t = self.tree
         return (t._tree + (t.frame_body, t.frame_E, t.frame_r) + self._emb + self._cut + (self._nd,) + self._nodes
-                + (self._v2x, self.x_q))
+                + (self._v2x, self.x_q, self._an))
 
     # ------------------------------------------------------------------ public
     def data(self) -> "EmbeddedData":
@@ -440,7 +504,7 @@ class EmbeddedModel:
         q = data.q_failed if data.q_failed is not None else data.q.copy()
         node, res = int(info[2]), float(info[1])
         spec = self._specs[node] if node >= 0 else None
-        row = self._emb[8]
+        row = self._emb[5]
 
         def err(k):  # k: index among the embedded loops
             return float(np.abs(data.phi[row[k]:row[k + 1]]).max(initial=0.0))
@@ -560,8 +624,12 @@ def embed_loops(model: Model, loops=None, independent=None, method: str = "auto"
     loop's compound node (1-dof-coordinate joints: revolute, prismatic, helical, cylindrical, universal);
     by default they are chosen by QR with column pivoting of the loop Jacobian ``G_c`` over the node's
     dofs at ``q_ref``: the best-conditioned columns become dependent, the rest independent (joints with
-    quaternion or planar coordinates are always dependent). ``method``: ``"newton"`` or ``"auto"`` (the
-    loop solver; Newton's method on the closure). ``max_size``: the largest compound node (bodies);
+    quaternion or planar coordinates are always dependent). ``method``: the loop solver - ``"analytic"``
+    (closed form for planar one-dof loops of revolute and prismatic joints closed by a ``planar_pin``: the
+    planar four bar, the crank slider, wishbone suspensions, detected at ``q_ref``; other loops raise
+    :class:`~soadyn.loops.LoopError`), ``"newton"`` (Newton's method on the closure, any loop) or ``"auto"``
+    (analytic where available, else Newton; ``em.analytic_loops`` lists the closed-form loops).
+    ``max_size``: the largest compound node (bodies);
     larger requests raise :class:`~soadyn.loops.LoopError` naming the loops. ``q_ref``: a reference tree
     configuration, assembled (:func:`soadyn.loops.assemble`; default the neutral one), used for the
     choice of coordinates and as the first warm start. ``tol``: the loop-solve tolerance on ``max |phi|``."""

@@ -32,7 +32,8 @@ def _setup(case, seed=0):
 
 
 def _rows(model, names):
-    return [r for n in names for l in [model.loop_names.index(n)] for r in range(model.loop_row[l], model.loop_row[l + 1])]
+    ids = [model.loop_names.index(n) for n in names]
+    return [r for l in ids for r in range(model.loop_row[l], model.loop_row[l + 1])]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -75,7 +76,7 @@ def test_tree_state_closes_loops_and_maps_velocities(case):
     q, qd = em.tree_state(x, xd)
     td = model.data()
     phi = loops.constraint_state(model, td, q)[0]
-    assert np.abs(phi[_rows(model, em.embedded_loops)]).max() <= em.tol, "closure residual above the loop-solve tolerance"
+    assert np.abs(phi[_rows(model, em.embedded_loops)]).max() <= em.tol, "closure residual above the solve tolerance"
     assert_close(q[em.x_q], x, SAME_MATH, "independent coordinates kept")
     assert_close(qd, hinge_map(model, q, em.x_v) @ xd, ALGORITHMS, "qd = G xd")
     x2, xd2 = em.from_tree_state(q, qd)
@@ -83,3 +84,27 @@ def test_tree_state_closes_loops_and_maps_velocities(case):
     assert_close(xd2, xd, SAME_MATH, "from_tree_state(tree_state(xd))")
     Q, QD = em.tree_states(np.array([x, x + 0.01]), np.array([xd, xd]))
     assert_close(Q[0], q, 1e-10, "tree_states row 0 vs tree_state")
+
+
+@pytest.mark.parametrize("name", ["planar_four_bar", "planar_crank_slider"])
+@pytest.mark.parametrize("driver", ["crank_joint", "coupler_joint", "other"])
+def test_closed_form_loop_kinematics_match_newton(name, driver):
+    model = mech.MECHANISMS[name]()
+    st = mech.initial_state(model)
+    driver = {"planar_four_bar": "rocker_joint", "planar_crank_slider": "slider_joint"}[name] if driver == "other" \
+        else driver
+    ind = {model.loop_names[0]: driver}
+    ea = model.embed_loops(q_ref=st.q, independent=ind, method="analytic")
+    en = model.embed_loops(q_ref=st.q, independent=ind, method="newton")
+    assert ea.analytic_loops == model.loop_names and en.analytic_loops == ()
+    x, _ = ea.from_tree_state(st.q)
+    da, dn = ea.data(), en.data()
+    for dx in (0.02, 0.05, -0.04):
+        qa, _ = ea.tree_state(x + dx, data=da)
+        assert da.info[0] == 0, "the closed form needs no Newton step"
+        qn, _ = en.tree_state(x + dx, data=dn)
+        assert_close(qa, qn, 1e-12, f"{name}/{driver}: closed form vs Newton")
+    xd = np.array([0.7])
+    tau = np.random.default_rng(4).normal(size=model.nv)
+    assert_close(embedding.forward_dynamics(ea, da, x, xd, tau), embedding.forward_dynamics(en, dn, x, xd, tau),
+                 1e-11, "accelerations with the closed form vs Newton")

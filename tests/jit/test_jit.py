@@ -394,6 +394,20 @@ def _api_calls(model, rng):
                     sim.step(v(lq, k), v(lqd, k), tau=v(ltau, k))
                 traj.frame_positions(model, model.frame_names[-1])
             calls["Simulator"] = simulate_loops
+        if hasattr(sd, "embedding"):  # constraint embedding: forward dynamics, tree states, rollouts
+            em = model.embed_loops(q_ref=lq)
+            ed = em.data()
+            ex, exd = em.from_tree_state(lq, lqd)
+
+            def embed(k):
+                sd.embedding.forward_dynamics(em, ed, v(ex, k), v(exd, k), v(ltau, k))
+                em.tree_state(v(ex, k), v(exd, k), data=ed)
+                for integrator in ("rk4", "semi_implicit"):
+                    sim = sd.Simulator(em, 1e-3, integrator=integrator)
+                    traj = sim.rollout(v(ex, k), v(exd, k), steps=2, tau=v(ltau, k))
+                    sim.step(v(ex, k), v(exd, k), tau=v(ltau, k))
+                em.tree_trajectory(traj)
+            calls["embedding"] = embed
     return calls
 
 

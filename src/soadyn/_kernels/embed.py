@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from .._jit import jit
+from .embed_planar import planar_step
 from .frames import bias_accelerations, jacobian_columns
 from .joints import OK, SINGULAR, integrate_config
 from .loops import loop_forces, loop_rows, solve_multipliers
@@ -222,7 +223,7 @@ def hinge_map(k, nd, nd_ind, Gk, LU, piv, Gm, col):
 @jit
 def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, S0,
                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                nd, nd_dof, nd_ind, nd_row, tol, max_iter,
+                nd, nd_dof, nd_ind, nd_row, an, tol, max_iter,
                 X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, dq, qn, R3,
                 q, info):
     """Close the embedded loops in place: Newton on the selected rows of ``phi(y_dep; theta) = 0`` over the
@@ -230,12 +231,28 @@ def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, 
     constraint manifold, :func:`loops.loop_rows`), warm-started from ``q``, until ``max |phi| <= tol``
     over all rows of the embedded loops (at most ``max_iter`` steps). ``info`` (4,) float receives
     (iterations, residual, node of the failure or -1, pivot ratio of that node). Returns ``OK``,
-    ``NOT_SOLVED`` or ``LOOP_SINGULAR``. Leaves ``X_E, X_r, S, oR, op`` and the loop rows at the final ``q``."""
+    ``NOT_SOLVED`` or ``LOOP_SINGULAR``. Leaves ``X_E, X_r, S, oR, op`` and the loop rows at the final ``q``.
+
+    Nodes with a closed form (``an[k, 0] > 0``, :mod:`.embed_planar`) are first solved exactly in one step
+    (a node whose closed form has no solution is left to Newton, which then reports it); Newton only
+    polishes them (usually no step)."""
     zero6 = np.zeros(6)
     acc = np.zeros((parent.shape[0], 6))
     for m in range(4):
         info[m] = 0.0
     info[2] = -1.0
+    analytic = False
+    for k in range(nd.shape[0]):
+        analytic = analytic or an[k, 0] > 0
+    if analytic:
+        tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
+        world_poses(parent, X_E, X_r, oR, op)
+        dq[:] = 0.0
+        for k in range(nd.shape[0]):
+            if an[k, 0] > 0:
+                planar_step(k, an, jtype, axis, frame_body, frame_E, frame_r, fa, fb, oR, op, dq)
+        integrate_config(jtype, qadr, vadr, axis, axis2, q, dq, 1.0, qn, R3)
+        q[:] = qn
     it = 0
     while True:
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)

@@ -15,7 +15,7 @@ from .sim import DIVERGED, RK4, SEMI_IMPLICIT, STEP_SHIFT, advance, passive_forc
 def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
             cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-            nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+            nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
             stiffness, damping, springref, springs,
             x, xd, tau, fext, a0, tol, max_iter,
             X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
@@ -32,7 +32,7 @@ def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     normalize_config(jtype, qadr, q)
     st = close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, S0,
                      frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                     nd, nd_dof, nd_ind, nd_row, tol, max_iter,
+                     nd, nd_dof, nd_ind, nd_row, an, tol, max_iter,
                      X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, dq, qn, R3, q, info)
     if st != OK:
         return st
@@ -58,7 +58,7 @@ def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                x, xd, tau, fext, a0, tol, max_iter,
                X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
@@ -79,7 +79,7 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     return ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                    tau, tau, tau, 0,
                    x, xd, tau, fext, a0, tol, max_iter,
                    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
@@ -92,7 +92,7 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+               nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                ejtype, eqadr, evadr, eaxis, eaxis2, stiffness, damping, springref, springs,
                tau, fext, a0, tol, max_iter, dt, method,
                X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
@@ -140,7 +140,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
             st = ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                          frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                          cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                         nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+                         nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                          stiffness, damping, springref, springs,
                          xs, vs, tau_n, fext_n, a0, tol, max_iter,
                          X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
@@ -169,7 +169,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
-                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq,
+                   nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                    X, XD, tol, max_iter,
                    X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, Gm, col, dq, qn, R3, info,
                    q, QT, QDT, resid):
@@ -187,7 +187,7 @@ def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
         normalize_config(jtype, qadr, q)
         st = close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, S0,
                          frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
-                         nd, nd_dof, nd_ind, nd_row, tol, max_iter,
+                         nd, nd_dof, nd_ind, nd_row, an, tol, max_iter,
                          X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, dq, qn, R3, q, info)
         if st != OK:
             return st | ((s + 1) << STEP_SHIFT)
