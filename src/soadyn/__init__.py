@@ -9,7 +9,7 @@ from ._cache import configure_cache
 
 configure_cache()  # before any kernel module is imported (numba fixes a kernel's cache folder at decoration)
 
-from . import control, embedding, joints, lcp, loops, models, spatial
+from . import contact, control, embedding, joints, lcp, loops, models, spatial
 from .data import Data
 from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_acceleration, frame_jacobian, frame_pose,
                        frame_velocity, integrate, minv, rnea, rnea_batch)
@@ -27,5 +27,5 @@ __all__ = [
     "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
     "Simulator", "Trajectory", "energy",
     "osim_inv", "osim", "operational_space_dynamics", "SingularCompliance", "control", "loops", "embedding",
-    "lcp", "LCPError",
+    "lcp", "LCPError", "contact",
 ]

@@ -181,51 +181,33 @@ def _fail(msg: str):
 
 
 # ------------------------------------------------------------------------------------------------- demo
-@main.command(short_help="Simulate an n-link pendulum and write the run (npz + png).")
+@main.command(short_help="The contact pendulum of Jain 2014 Sec. 8 by the OS formulation (npz + png + json).")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
-              show_default=True, help="Folder for the trajectory (.npz) and the plot (.png).")
-@click.option("--links", type=click.IntRange(min=1), default=12, show_default=True, help="Pendulum links.")
+              show_default=True, help="Folder for the trajectory (.npz), the plot (.png) and the summary (.json).")
+@click.option("--links", type=click.IntRange(min=2), default=12, show_default=True, help="Pendulum links.")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
               help="Simulated time (s).")
 def demo(out: Path, links: int, duration: float):
-    """Swing an n-link pendulum (Jain 2014 Sec. 8) freely with RK4 at 1 ms and write the run.
+    """Swing the n-link pendulum of Jain 2014 Sec. 8 into the floor, the wall and itself: hard contact with
+    friction 0.5 and restitution 0.5, 1 ms steps, the OS formulation (Eq. 53, LCP size independent of the
+    number of links). Writes OUT/pendulum<N>-os.npz (the trajectory with per-step contact statistics),
+    OUT/pendulum<N>-os.png (the last link's height and normal velocity, Fig. 6) and OUT/pendulum<N>-os.json
+    (the summary), and prints the summary."""
+    from .experiments import jain2014
 
-    Starts from q = [pi/4, 0, ...], qd = [1, 0, ...]; prints steps, wall time, energy drift and the tip
-    height range; writes OUT/pendulum<N>.npz and OUT/pendulum<N>.png (tip height and energy).
-    """
-    dt = 1e-3
-    model = soadyn.models.pendulum(links)
-    q0 = np.zeros(model.nq)
-    qd0 = np.zeros(model.nv)
-    q0[0] = math.pi / 4
-    qd0[0] = 1.0
-    sim = soadyn.Simulator(model, dt=dt, integrator="rk4")
-    t0 = time.perf_counter()
-    sim.rollout(q0, qd0, steps=1, progress=False)  # compiles the kernels or loads them from the cache
-    t_ready = time.perf_counter() - t0
-    t0 = time.perf_counter()
     try:
-        traj = sim.rollout(q0, qd0, duration=duration, progress=None)
+        s = jain2014.demo(out_dir=out, n=links, duration=duration)
     except ValueError as exc:
         _fail(str(exc))
-    wall = time.perf_counter() - t0
-    E = traj.energy[:, 2]
-    drift = float(np.max(np.abs(E - E[0])))
-    tip = traj.frame_positions(model, "tip")[:, 2]
-    out.mkdir(parents=True, exist_ok=True)
-    npz = traj.save(out / f"{model.name}.npz")
-    png = traj.plot(out / f"{model.name}.png", model=model, frames=("tip",), quantities=("energy",))
-    steps = traj.stats.get("steps", len(traj) - 1)
-    click.echo(f"{model.name}: {model.nv} dof, rk4, dt = {dt:g} s, {traj.t[-1]:.3f} s simulated")
-    click.echo(f"  steps        {steps}")
-    kernel = traj.stats.get("wall_time_s", wall)
-    click.echo(f"  wall time    {wall:.3f} s ({steps / wall:,.0f} steps/s; kernel {kernel:.3f} s; "
-               f"first-call compile/cache load {t_ready:.2f} s)")
-    click.echo(f"  energy       E0 = {E[0]:.6f} J, max |E - E0| = {drift:.3e} J "
-               f"({drift / max(abs(E[0]), 1e-300):.2e} relative)")
-    click.echo(f"  tip height   {tip.min():.4f} .. {tip.max():.4f} m")
-    click.echo(f"  wrote        {npz}")
-    click.echo(f"  wrote        {png}")
+    click.echo(f"pendulum{links}: OS formulation, dt = {jain2014.DT:g} s, {duration:g} s simulated")
+    click.echo(f"  wall time      {s['wall_time_s']:.3f} s in the kernel ({s['steps'] / s['wall_time_s']:,.0f} "
+               f"steps/s; {s['total_time_s']:.2f} s in all)")
+    click.echo(f"  contacts       up to {s['max_contacts']}, largest LCP {s['max_lcp_size']}, "
+               f"{s['collision_steps']} collision steps, mean pivots {s['mean_pivots']:.2f}")
+    click.echo(f"  penetration    {s['max_penetration_m']:.2e} m at most")
+    click.echo(f"  energy         {s['energy_start_J']:.3f} J -> {s['energy_end_J']:.3f} J")
+    for kind, path in s["files"].items():
+        click.echo(f"  wrote          {path} ({kind})")
 
 
 # -------------------------------------------------------------------------------------------------- run
@@ -415,6 +397,51 @@ def reproduce_jain2012_fig6(duration: float, budget: float, baseline_dt: float, 
         click.echo(f"  wrote        {path} ({kind})")
 
 
+@reproduce.command("jain2014-table2", short_help="OS vs NMC/OS pendulum runs: LCP sizes, times (Jain 2014 Table 2).")
+@click.option("--links", "links", type=click.IntRange(min=2), multiple=True,
+              help="Pendulum sizes (repeatable); default: 3 6 12 15 24 30.")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
+              help="Simulated time (s).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_jain2014_table2(links, duration: float, out: Path):
+    """Jain 2014 Table 2: the pendulum scene by OS and NMC/OS for each size; prints the paper's LCP sizes at
+    4 contacts next to those met, the wall times and the speedup; writes csv and json."""
+    from .experiments import jain2014
+
+    try:
+        r = jain2014.reproduce_table2(out_dir=out, links=links or jain2014.TABLE2_LINKS, duration=duration,
+                                      echo=click.echo)
+    except ValueError as exc:
+        _fail(str(exc))
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
+@reproduce.command("jain2014-fig6", short_help="Last-link height and velocity, OS vs NMC/OS (Jain 2014 Fig. 6).")
+@click.option("--links", type=click.IntRange(min=2), default=12, show_default=True, help="Pendulum links.")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
+              help="Simulated time (s).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_jain2014_fig6(links: int, duration: float, out: Path):
+    """Jain 2014 Fig. 6: the last link's height and normal velocity by OS and NMC/OS overlaid; writes the
+    plot (png), the series (csv) and a summary (json)."""
+    from .experiments import jain2014
+
+    try:
+        r = jain2014.reproduce_fig6(out_dir=out, n=links, duration=duration)
+    except ValueError as exc:
+        _fail(str(exc))
+    click.echo(f"Jain 2014 Fig. 6: {links}-link pendulum, OS vs NMC/OS, {duration:g} s")
+    for f, run in r["runs"].items():
+        click.echo(f"  {f:<7} wall {run['wall_time_s']:.3f} s, largest LCP {run['max_lcp_size']}, "
+                   f"penetration {run['max_penetration_m']:.2e} m")
+    click.echo(f"  the heights agree to 5 cm until t = {r['agree_until_s']:.3f} s")
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
+
 @reproduce.command("jain2014-table1", short_help="LCP sizes of the five formulations for the dual arm (Jain 2014 Table 1).")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
@@ -516,6 +543,7 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
         contact = None
     if contact is not None and hasattr(contact, "collide"):  # one kernel signature for every model
         calls.append(("collide", lambda: contact.collide(model, d, q)))
+        calls.append(("contact Simulator", _warmup_contact))
     calls.append(("loops", _warmup_loops))
     calls.append(("embedding", _warmup_embedding))
     return calls
@@ -533,6 +561,18 @@ def _warmup_embedding() -> None:
     embedding.forward_dynamics(em, em.data(), x, xd, state.tau(model))
     for integrator in ("rk4", "semi_implicit"):
         em.tree_trajectory(soadyn.Simulator(em, 1e-3, integrator=integrator).rollout(x, xd, steps=2))
+
+
+def _warmup_contact() -> None:
+    """The contact step kernel (each friction model and solver) on the 3-link pendulum scene of Jain 2014."""
+    from .contact import ContactSettings
+    from .models.pendulum import pendulum, pendulum_start
+
+    model = pendulum(3, scene="jain2014")
+    q0, qd0 = pendulum_start(model)
+    for friction, solver in (("coulomb", "lemke"), ("coulomb", "pgs"), ("no_slip", "ppm"), ("viscous", "lemke")):
+        settings = ContactSettings(friction=friction, solver=solver)
+        soadyn.Simulator(model, 1e-3, contact=settings).rollout(q0, qd0, steps=2, progress=False)
 
 
 def _warmup_loops() -> None:

@@ -55,6 +55,13 @@ the last timed rollout of a model with loops."""
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
 
 
+def _contact():
+    """:mod:`soadyn.contact.stepper`, imported on first use (only simulators with contact need it)."""
+    from .contact import stepper
+
+    return stepper
+
+
 class SimulationError(ValueError):
     """A rollout failed at ``step`` (time ``time``): non-finite inputs, a singular mass matrix, a diverged
     state or, with projection, loops that could not be closed. ``trajectory`` holds the states up to and
@@ -92,6 +99,11 @@ class Trajectory:
     state ``n`` to ``n + 1``): ``loop_rank`` the smallest rank of the Schur complement ``Q Lambda Q*`` over
     the integrator stages, ``loop_singular`` 1 where it was singular (redundant loops, solved in the
     least-squares sense), ``projection_iterations`` the Gauss-Newton iterations of projection (0 without).
+
+    Runs with contact carry ``contact_stats`` (K - 1, 9), per step: contacts detected, active contacts,
+    LCP size, pivots of the step LCP (PGS: iterations), pivots of the collision LCPs, 1 if a collision
+    phase ran, the Tikhonov regularization used, the largest penetration depth (m) at the step's start,
+    PPM fallbacks to Lemke (:data:`soadyn.contact.stepper.STAT_COLUMNS`); ``stats`` adds their summary.
     """
 
     t: np.ndarray
@@ -105,6 +117,7 @@ class Trajectory:
     loop_rank: np.ndarray | None = None
     loop_singular: np.ndarray | None = None
     projection_iterations: np.ndarray | None = None
+    contact_stats: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
@@ -289,7 +302,7 @@ class Simulator:
         return super().__new__(cls)
 
     def __init__(self, model: Model, dt: float, integrator: str = "semi_implicit", loop_method: str = "ta",
-                 stabilization: str | None = None, baumgarte=None, projection_tol: float = 1e-12):
+                 stabilization: str | None = None, baumgarte=None, projection_tol: float = 1e-12, contact=None):
         if not isinstance(model, Model):
             raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
         self._dt = _positive_finite(dt, "dt")
@@ -301,13 +314,20 @@ class Simulator:
         self._loops = model.nl > 0
         self._loop_method, self._stabilization, self._baumgarte, self._tol = self._loop_options(
             loop_method, stabilization, baumgarte, projection_tol)
+        self.contact = None if contact is None else _contact().contact_options(self, contact)
         self.data = model.data()
         # one-step buffers of step()
         self._Q1 = np.zeros((2, model.nq))
         self._QD1 = np.zeros((2, model.nv))
         self._tau1 = np.zeros((1, model.nv))
         self._fext1 = np.zeros((1, model.nb, 6))
-        self._info1 = np.zeros((1, 3), dtype=np.int64)
+        self._info1 = self._info_array(1)
+
+    def _info_array(self, nsteps: int) -> np.ndarray:
+        """Per-step statistics filled by the kernel: the loop columns, or the contact statistics."""
+        if self.contact is not None:
+            return np.zeros((nsteps, _contact().CONTACT_STATS), dtype=np.float64)
+        return np.zeros((nsteps, 3), dtype=np.int64)
 
     def _loop_options(self, loop_method, stabilization, baumgarte, projection_tol):
         m = self.model
@@ -372,6 +392,8 @@ class Simulator:
     # ------------------------------------------------------------------ kernel call
     def _kernel(self, Q, QD, tau, fext, info) -> int:
         m, d = self.model, self.data
+        if self.contact is not None:
+            return _contact().contact_rollout(self, Q, QD, tau, fext, info)
         if not self._loops:
             return _ks.rollout(*m._tree, *m._springs, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
                                d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
@@ -404,6 +426,8 @@ class Simulator:
         st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1)
         if st != _kj.OK:
             code = st & _STEP_MASK
+            if self.contact is not None and code in _contact().CONTACT_CODES:
+                raise _contact().contact_failure(self, code, 0, error=True)
             if code == _ks.DIVERGED:
                 raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
                                  "diverged; try a smaller dt)")
@@ -496,7 +520,7 @@ class Simulator:
 
         Q = np.empty((nsteps + 1, m.nq))
         QD = np.empty((nsteps + 1, m.nv))
-        info = np.zeros((nsteps, 3), dtype=np.int64)
+        info = self._info_array(nsteps)
         Q[0] = q0
         QD[0] = qd0
         calibration = self._eval_seconds()
@@ -509,7 +533,7 @@ class Simulator:
         else:
             bounds = [0, nsteps]
 
-        kernel = _ks.loop_rollout if self._loops else _ks.rollout
+        kernel = _contact().contact_kernel() if self.contact is not None else (_ks.loop_rollout if self._loops else _ks.rollout)
         was_compiled = bool(kernel.signatures)
         bar = None
         if show:
@@ -549,6 +573,8 @@ class Simulator:
                               k, t_k, traj)
 
     def _reason(self, code: int, k: int, tau_sched: bool, fext_sched: bool) -> str:
+        if self.contact is not None and code in _contact().CONTACT_CODES:
+            return _contact().contact_failure(self, code, k)
         if code == _ks.DIVERGED:
             return ("the state became non-finite (the integration diverged; try a smaller dt or the rk4 "
                     "integrator)")
@@ -580,6 +606,7 @@ class Simulator:
             err = _constraint_errors(m, self.data, Q, QD)
             traj.constraint_error = err[:, 0].copy()
             traj.constraint_velocity_error = err[:, 1].copy()
+        if self._loops and self.contact is None:
             traj.loop_rank = info[:nsteps, 0].copy()
             traj.loop_singular = info[:nsteps, 1].copy()
             traj.projection_iterations = info[:nsteps, 2].copy()
@@ -594,4 +621,6 @@ class Simulator:
                 "projection_iterations_mean": float(info[:nsteps, 2].mean()) if nsteps else 0.0,
                 "projection_iterations_max": int(info[:nsteps, 2].max()) if nsteps else 0,
             })
+        if self.contact is not None:
+            _contact().contact_record(self, traj, info[:nsteps])
         return traj

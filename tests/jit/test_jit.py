@@ -377,6 +377,17 @@ def _api_calls(model, rng):
         calls["collide"] = lambda k: (contact.collide(model, d, v(q, k)),
                                       contact.collide(scene, sd_, sq if k == "int32" else _variants(sq, k)
                                                       if k else sq))
+        if hasattr(contact, "ContactSettings"):  # the contact step kernel, Lemke and PGS
+            sqd = np.zeros(scene.nv)
+
+            def simulate_contact(k):
+                for friction, solver in (("coulomb", "lemke"), ("coulomb", "pgs"), ("no_slip", "ppm"),
+                                         ("viscous", "lemke")):
+                    settings = contact.ContactSettings(friction=friction, solver=solver)
+                    sim = sd.Simulator(scene, dt=1e-3, contact=settings)
+                    sim.rollout(sq, v(sqd, k), steps=2, progress=False)
+                    sim.step(sq, v(sqd, k))
+            calls["contact"] = simulate_contact
     if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection
         from soadyn import loops
 

@@ -21,6 +21,7 @@ TOPICS = {
     "osim": "soadyn.bench.osim",
     "loops": "soadyn.bench.loops",
     "drumwright": "soadyn.bench.drumwright",
+    "contact": "soadyn.bench.contact",
 }
 """topic name -> module."""
 

@@ -1,0 +1,113 @@
+"""The contact side of :class:`soadyn.sim.Simulator`: settings checks, the rollout kernel call, per-step
+statistics and failure reports (the kernel: :mod:`soadyn._kernels.contact_sim`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._kernels import contact_sim as _kc
+from .._kernels import lcp as _kl
+from .settings import ContactSettings
+
+__all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "contact_options", "contact_rollout", "contact_kernel",
+           "contact_record", "contact_failure"]
+
+CONTACT_STATS = _kc.NSTAT
+STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
+                "penetration", "fallbacks")
+"""Columns of ``Trajectory.contact_stats``."""
+CONTACT_CODES = (_kc.LCP_FAILED, _kc.TOO_MANY_CONTACTS)
+LCP_STATUS = {_kl.LCP_RAY: "ray termination", _kl.LCP_MAX_PIVOTS: "pivot limit reached",
+              _kl.LCP_SINGULAR: "singular equality block", _kl.LCP_NAN: "non-finite problem"}
+
+
+def contact_options(sim, contact):
+    """Check ``contact`` (None or :class:`ContactSettings`) against the simulator's other options."""
+    if contact is None:
+        return None
+    if not isinstance(contact, ContactSettings):
+        raise ValueError(f"contact: expected a soadyn.contact.ContactSettings or None, got {type(contact).__name__}")
+    if sim.integrator != "semi_implicit":
+        raise ValueError(f"integrator: contact steps are velocity-level time steps (Jain 2014 Eqs. 32-33), "
+                         f"first order; use integrator='semi_implicit', not {sim.integrator!r}")
+    if sim.stabilization is not None:
+        raise ValueError("stabilization: with contact, loop-closure errors are controlled by "
+                         "ContactSettings.loop_erp inside the step LCP; pass stabilization=None")
+    if sim.model.ng == 0:
+        raise ValueError(f"contact: model {sim.model.name!r} has no collision geometry (ModelBuilder.add_geom)")
+    return contact
+
+
+def contact_kernel():
+    return _kc.contact_rollout
+
+
+def contact_rollout(sim, Q, QD, tau, fext, stats) -> int:
+    """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..``."""
+    m, d = sim.model, sim.data
+    return _kc.contact_rollout(*m._tree, *m._springs, *loop_arrays(m), *geom_arrays(m), Q[0], QD[0], tau, fext,
+                               m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
+                               d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
+                               d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
+                               d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, *contact_buffers(d),
+                               Q, QD, stats)
+
+
+def loop_arrays(m) -> tuple:
+    """The model's loops in the argument order of the contact kernels (empty arrays without loops)."""
+    if m.nl > 0:
+        return (m.frame_body, m.frame_E, m.frame_r, m.loop_frame_a, m.loop_frame_b, m.loop_kind, m.loop_sel,
+                m.loop_dim, m.loop_row, m.loop_axis, m.loop_axis2, m.loop_twist)
+    i0 = np.zeros(0, dtype=np.int64)
+    return (m.frame_body, m.frame_E, m.frame_r, i0, i0, i0, np.zeros((0, 6, 6)), i0, np.zeros(1, dtype=np.int64),
+            np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+def geom_arrays(m) -> tuple:
+    """The model's geometry in the argument order of the contact kernels."""
+    return (m.geom_body, m.geom_type, m.geom_size, m.geom_E, m.geom_r, m.geom_mu, m.geom_restitution, m.geom_margin,
+            m.pair_geom)
+
+
+def contact_buffers(d) -> tuple:
+    """The Data buffers of collision detection in the argument order of the contact kernels."""
+    return d.gR, d.gp, d.con_geom, d.con_body, d.con_point, d.con_normal, d.con_gap, d.con_mu, d.con_eps
+
+
+def contact_record(sim, traj, stats: np.ndarray) -> None:
+    """Attach the per-step contact statistics to ``traj`` and summarize them in ``traj.stats``."""
+    traj.contact_stats = np.ascontiguousarray(stats)
+    c = sim.contact
+    n = stats.shape[0]
+    summary = {
+        "contact": {"formulation": c.formulation, "friction": c.friction, "solver": c.solver, "n_f": c.n_f, "mu": c.mu,
+                    "mu_v": c.mu_v,
+                    "restitution": c.restitution, "erp": c.erp, "loop_erp": c.loop_erp},
+        "max_contacts": int(stats[:, 0].max()) if n else 0,
+        "max_active_contacts": int(stats[:, 1].max()) if n else 0,
+        "max_lcp_size": int(stats[:, 2].max()) if n else 0,
+        "mean_pivots": float(stats[:, 3].mean()) if n else 0.0,
+        "collision_steps": int(stats[:, 5].sum()) if n else 0,
+        "regularized_steps": int((stats[:, 6] > 0).sum()) if n else 0,
+        "max_penetration": float(stats[:, 7].max()) if n else 0.0,
+        "ppm_fallbacks": int(stats[:, 8].sum()) if n else 0,
+    }
+    if traj.constraint_error is not None:
+        summary["max_constraint_error"] = float(traj.constraint_error.max())
+    traj.stats.update(summary)
+
+
+def contact_failure(sim, code: int, k: int, error: bool = False):
+    """The message (or, with ``error``, the :class:`soadyn.lcp.LCPError`) for a failed contact step ``k``."""
+    from ..lcp import LCPError
+
+    if code == _kc.TOO_MANY_CONTACTS:
+        msg = (f"collision detection found more contacts than the {sim.model.ncon_max} the model's geom pairs can "
+               "produce")
+        return ValueError(msg) if error else msg
+    stats = sim._info1[0] if error else None
+    status = int(stats[3]) if stats is not None else None
+    why = LCP_STATUS.get(status, "unsolved") if status is not None else "unsolved"
+    msg = (f"the contact LCP of step {k} could not be solved ({why}; solver {sim.contact.solver!r}); the state "
+           "is left at the step's start. Try a smaller dt, tikhonov > 0, or another solver")
+    return LCPError(msg) if error else msg
