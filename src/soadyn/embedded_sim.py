@@ -120,9 +120,11 @@ class EmbeddedSimulator:
         X[0], XD[0] = x0, xd0
         springs = 1 if t.has_springs else 0
         t0 = time.perf_counter()
-        st = _ks.ce_rollout(*em._args, *em._ejoints, t.dof_stiffness, t.dof_damping, t.dof_springref, springs,
-                            tau_a, fext_a, t.gravity_accel, self._tol, em.max_iter, self._dt, self._method,
-                            *d._work(), d.q, d.qdd, X, XD, QT, QDT, res)
+        st = self._kernel(tau_a, fext_a, springs, X, XD, QT, QDT, res)
+        code, field = st & ((1 << _ks.STEP_SHIFT) - 1), st >> _ks.STEP_SHIFT
+        if field == 0 and code in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR) and not np.array_equal(d.q, em.q_ref):
+            d.q[:] = em.q_ref  # the last run's state is no warm start for x0: retry from the reference
+            st = self._kernel(tau_a, fext_a, springs, X, XD, QT, QDT, res)
         wall = time.perf_counter() - t0
         if st == _kj.OK:
             return self._trajectory(X, XD, QT, QDT, res, n, wall)
@@ -150,6 +152,12 @@ class EmbeddedSimulator:
             except (ValueError, RuntimeError) as exc:
                 why = str(exc)
         raise SimulationError(f"step {k} (t = {k * self._dt:.6g} s): {why}", k, k * self._dt, traj)
+
+    def _kernel(self, tau_a, fext_a, springs, X, XD, QT, QDT, res) -> int:
+        em, t, d = self.model, self.model.tree, self.data
+        return _ks.ce_rollout(*em._args, *em._ejoints, t.dof_stiffness, t.dof_damping, t.dof_springref, springs,
+                              tau_a, fext_a, t.gravity_accel, self._tol, em.max_iter, self._dt, self._method,
+                              *d._work(), d.q, d.qdd, X, XD, QT, QDT, res)
 
     def _trajectory(self, X, XD, QT, QDT, res, nsteps: int, wall: float) -> Trajectory:
         em, t = self.model, self.model.tree
