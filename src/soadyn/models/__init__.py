@@ -11,3 +11,6 @@ from .mechanisms import *  # noqa: E402,F401,F403  closed-chain mechanisms (Jain
 from .rover import hub_forces, ler_initial_state, ler_rover  # noqa: E402,F401  the LER rover (Jain 2012 Sec. 5)
 
 __all__ += ["ler_rover", "ler_initial_state", "hub_forces"]
+from .grasp import grasp_scene, grasp_start  # noqa: E402,F401  the grasp of Drumwright 2015 Sec. VII-A
+
+__all__ += ["grasp_scene", "grasp_start"]
