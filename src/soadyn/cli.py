@@ -494,6 +494,33 @@ def reproduce_drumwright_grasp(trials: int, steps: int, out: Path):
         click.echo(f"  wrote        {path} ({kind})")
 
 
+@reproduce.command("drumwright-quadruped",
+                   short_help="solo12 trotting on uneven terrain under four contact models (Drumwright 2015 Tables II-III).")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=10.0, show_default=True,
+              help="Simulated time per model (s).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+              show_default=True, help="Output folder.")
+def reproduce_drumwright_quadruped(duration: float, out: Path):
+    """Drumwright 2015 Sec. VII-B, Tables II-III: solo12 with foot spheres trotting on a height map of boxes at
+    1 ms, stepped in Python under a trot controller, with Coulomb friction (Lemke) vs no-slip (modified PPM)
+    and viscous friction solved by Lemke vs the modified PPM; prints run times, contact counts (min, max,
+    mean), LCP sizes, PPM fallbacks, the distance walked and whether the robot fell in each model; writes
+    CSV and JSON."""
+    from .experiments import drumwright_quadruped as dq
+
+    click.echo(f"Drumwright 2015 Tables II-III: solo12 trotting on uneven terrain, dt = {dq.DT:g} s, {duration:g} s "
+               f"per model (paper: 416.3 s Coulomb, 301.8 s no-slip; 2936.4 s / 2139.7 s viscous Lemke / PPM)")
+    try:
+        r = dq.reproduce(out_dir=out, duration=duration, progress=True, echo=click.echo)
+    except ValueError as exc:
+        _fail(str(exc))
+    for name, ratio in r["speedups"].items():
+        click.echo(f"  speedup {name}: {ratio['measured']:.2f} (paper {ratio['paper']:.2f})")
+    for name, ok in r["walks_without_falling"].items():
+        click.echo(f"  {name:<14} {'walks forward without falling' if ok else 'FAILS: fell or did not walk forward'}")
+    for kind, path in r["files"].items():
+        click.echo(f"  wrote        {path} ({kind})")
+
 # ----------------------------------------------------------------------------------------------- warmup
 def warmup_calls(model: soadyn.Model, rng=None) -> list:
     """``[(label, zero-argument callable)]`` calling every public function of soadyn once on ``model``

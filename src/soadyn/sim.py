@@ -322,6 +322,7 @@ class Simulator:
         self._tau1 = np.zeros((1, model.nv))
         self._fext1 = np.zeros((1, model.nb, 6))
         self._info1 = self._info_array(1)
+        self._stepped = False
 
     def _info_array(self, nsteps: int) -> np.ndarray:
         """Per-step statistics filled by the kernel: the loop columns, or the contact statistics."""
@@ -383,6 +384,15 @@ class Simulator:
     def projection_tol(self) -> float:
         return self._tol
 
+    @property
+    def last_step_stats(self) -> dict | None:
+        """The contact statistics of the last :meth:`step` (``{column: value}`` over
+        :data:`soadyn.contact.stepper.STAT_COLUMNS`: contacts, active contacts, LCP size, pivots, ...,
+        PPM fallbacks); None for a simulator without contact or before its first step."""
+        if self.contact is None or not self._stepped:
+            return None
+        return dict(zip(_contact().STAT_COLUMNS, self._info1[0].tolist()))
+
     def __repr__(self) -> str:
         extra = ""
         if self._loops:
@@ -424,6 +434,7 @@ class Simulator:
             self._tau1[0] = as_array(tau, (m.nv,), "tau")
         self._fext_row(f_ext, self._fext1[0])
         st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1)
+        self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
             if self.contact is not None and code in _contact().CONTACT_CODES:

@@ -43,7 +43,7 @@ from .._kernels import collision as _kc
 from ..spatial import Transform
 
 __all__ = ["GEOM_KINDS", "GEOM_SPHERE", "GEOM_CAPSULE", "GEOM_BOX", "GEOM_PLANE", "GEOM_HALFSPACE", "Contacts",
-           "collide"]
+           "collide", "with_geoms"]
 
 GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE = (
     _kc.GEOM_SPHERE, _kc.GEOM_CAPSULE, _kc.GEOM_BOX, _kc.GEOM_PLANE, _kc.GEOM_HALFSPACE)
@@ -216,6 +216,57 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
         geom_group=_readonly(groups, np.int64), geom_mask=_readonly(masks, np.int64),
         npair=npair, pair_geom=_readonly(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
         pair_max=_readonly(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
+
+
+def with_geoms(model, specs, exclude_parent_child: bool = True):
+    """A new model: ``model`` with the geoms ``specs`` added, for models that come finished (a URDF robot).
+
+    Each spec is a dict of :meth:`soadyn.ModelBuilder.add_geom` arguments (``name``, ``body``, ``kind``,
+    ``size``, ``placement``, ``mu``, ...); ``body`` is a body name, ``"world"`` or any frame name of the
+    model (a URDF link merged through a fixed joint, such as solo12's ``FL_FOOT``): the placement is then
+    relative to that frame. The model's own geoms and their candidate pairs are kept as they are (they come
+    first); the pairs that involve a new geom follow the rules of the module docstring, with parent-child
+    pairs left out when ``exclude_parent_child``. ``ValueError`` (:class:`soadyn.model.ModelError` for a
+    duplicate name or an unknown body or frame) naming the spec."""
+    import dataclasses
+
+    from ..model import Model, ModelError
+
+    if not isinstance(model, Model):
+        raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
+    if isinstance(specs, (dict, str, bytes)) or not hasattr(specs, "__iter__"):
+        raise ValueError(f"specs: expected a list of add_geom argument dicts, got {type(specs).__name__}")
+    new = []
+    for k, s in enumerate(specs):
+        if not isinstance(s, dict):
+            raise ValueError(f"specs[{k}]: expected a dict of add_geom arguments, got {type(s).__name__}")
+        try:
+            new.append(geom_spec(**{"size": None, **s}))
+        except TypeError as exc:
+            raise ValueError(f"specs[{k}]: {exc}") from None
+    if not new:
+        raise ValueError("specs: no geoms to add")
+    old = [geom_spec(**geom_declaration(model, g)) for g in range(model.ng)]
+    seen = set()
+    for g in old + new:
+        if g.name in seen:
+            raise ModelError(f"duplicate geom name {g.name!r}")
+        seen.add(g.name)
+    host = {"world": ("world", Transform.identity())}
+    for f, name in enumerate(model.frame_names):
+        b = int(model.frame_body[f])
+        host[name] = ("world" if b < 0 else model.body_names[b], Transform(model.frame_E[f], model.frame_r[f]))
+    for name in model.body_names:
+        host[name] = (name, Transform.identity())
+    index = {n: i for i, n in enumerate(model.body_names)}
+    old_names = [g.name for g in old]
+    excluded = {frozenset((a, b)) for i, a in enumerate(old_names) for b in old_names[i + 1:]}
+    f = model_fields(old + new, excluded, host, index, np.asarray(model.body_parent), bool(exclude_parent_child))
+    pairs = np.concatenate([model.pair_geom, f["pair_geom"]]).reshape(-1, 2)
+    pmax = np.concatenate([model.pair_max, f["pair_max"]])
+    f.update(npair=pairs.shape[0], pair_geom=_readonly(pairs, np.int64), pair_max=_readonly(pmax, np.int64),
+             ncon_max=int(pmax.sum()))
+    return dataclasses.replace(model, **f)
 
 
 # ------------------------------------------------------------------------------------ detection
