@@ -139,7 +139,7 @@ def test_controller_torques_and_leg_ik(scene):
         tau = ctl.torques(t, q, qd)
         assert tau.shape == (m.nv,) and np.all(np.isfinite(tau))
         assert np.all(tau[:6] == 0.0), "the base is not actuated"
-        assert np.abs(tau).max() < 5.0
+        assert np.abs(tau).max() < 10.0, "a few N m at the stand, as solo12's motors give"
     # the joint targets put the feet at the targets (in the base frame, base at the origin)
     ctl = dq.TrotController(m, dq.TrotGait(stand=0.0, ramp=0.01), ik_iterations=8)
     targets, stance = ctl.targets(0.1)
