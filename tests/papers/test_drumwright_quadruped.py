@@ -183,6 +183,13 @@ def test_short_runs_of_every_model(tmp_path):
     assert [t["model"] for t in table] == list(dq.MODELS)
 
 
+@pytest.mark.parametrize("kw, name", [(dict(period=0.0), "period"), (dict(duty=1.0), "duty"),
+                                      (dict(step_height=-0.01), "step_height"), (dict(ramp=math.nan), "ramp")])
+def test_gait_bad_input(kw, name):
+    with pytest.raises(ValueError, match=name):
+        dq.TrotGait(**kw)
+
+
 def test_run_bad_input(tmp_path):
     with pytest.raises(ValueError, match="name"):
         dq.run_model("stewart_trinkle", duration=0.01)

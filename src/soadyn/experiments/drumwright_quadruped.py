@@ -97,8 +97,8 @@ class TrotGait:
     stance for the fraction ``duty`` of the period (above 0.5: phases with four feet down). Stance feet sweep
     back by ``step_length`` (m) in the base frame; swing feet return on a cubic (Hermite) path that leaves and
     touches down at the stance sweep's speed (no foot velocity relative to the ground at touchdown), raised
-    on a cosine arc ``step_height`` (m) high. ``height``: base height above the feet (m); the first ``stand`` seconds the
-    feet stay put, then the step length ramps up over ``ramp`` seconds."""
+    on a cosine arc ``step_height`` (m) high. ``height``: base height above the feet (m); the first ``stand``
+    seconds the feet stay put, then the step length ramps up over ``ramp`` seconds."""
 
     period: float = 0.3
     duty: float = 0.6
@@ -107,6 +107,16 @@ class TrotGait:
     height: float = 0.22
     stand: float = 0.3
     ramp: float = 1.0
+
+    def __post_init__(self):
+        for name, lo, strict in (("period", 0.0, True), ("step_length", 0.0, False), ("step_height", 0.0, False),
+                                 ("height", 0.0, True), ("stand", 0.0, False), ("ramp", 0.0, True)):
+            x = getattr(self, name)
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < lo or \
+                    (strict and x == lo):
+                raise ValueError(f"{name}: expected a finite number {'>' if strict else '>='} {lo}, got {x!r}")
+        if isinstance(self.duty, bool) or not isinstance(self.duty, (int, float)) or not 0.0 < self.duty < 1.0:
+            raise ValueError(f"duty: expected a number in (0, 1), got {self.duty!r}")
 
     @property
     def speed(self) -> float:
@@ -217,8 +227,8 @@ class TrotController:
 
 
 def fallen(q: np.ndarray, terrain: BoxTerrain) -> bool:
-    """True when the base is below :data:`FALL_HEIGHT` over the terrain (or off it), or tilted past
-    :data:`FALL_UPRIGHT`."""
+    """True when the base is below :data:`FALL_HEIGHT` over the terrain, or tilted past :data:`FALL_UPRIGHT`, or
+    off the terrain (its feet would fall past the edge)."""
     h = terrain.height(q[0], q[1])
     R = quat_to_rot(q[3:7])
     return bool(not math.isfinite(h) or q[2] - h < FALL_HEIGHT or R[2, 2] < FALL_UPRIGHT)
@@ -299,8 +309,8 @@ def reproduce(out_dir="soadyn-out", duration: float = DURATION, models=tuple(MOD
     for m in models:
         if m not in MODELS:
             raise ValueError(f"models: unknown model {m!r}; expected some of {tuple(MODELS)}")
-    terrain = box_terrain()
     gait = TrotGait()
+    terrain = box_terrain(length=max(5.0, gait.speed * duration + 2.0))  # long enough to stay on it
     rows = []
     for m in models:
         r = run_model(m, duration, terrain, gait, progress=progress)
