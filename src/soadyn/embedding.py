@@ -28,7 +28,7 @@ from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
 from .dynamics import as_array, check_status, kernel_array
 from .loops import AssemblyError, LoopError, _loop_arrays, constraint_jacobian
-from .model import Model
+from .model import Model, _readonly
 
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
            "METHODS", "DEFAULT_MAX_SIZE", "DEFAULT_HYBRID_SIZE", "LOOP_TOL"]
@@ -342,8 +342,9 @@ class EmbeddedModel:
         v2x = np.full(t.nv, -1, dtype=i64)
         v2x[self.x_v] = np.arange(self.nv)
         self._v2x = v2x
-        self._ejoints = (np.array(ej, dtype=i64), np.array(eqa, dtype=i64), np.array(eva, dtype=i64),
-                         np.array(eax, dtype=np.float64).reshape(-1, 3), np.array(eax2, dtype=np.float64).reshape(-1, 3))
+        # read-only like the model's joint arrays, so the kernels they reach (integrate_config) compile once
+        self._ejoints = (_readonly(ej, i64), _readonly(eqa, i64), _readonly(eva, i64),
+                         _readonly(np.reshape(eax, (-1, 3)), np.float64), _readonly(np.reshape(eax2, (-1, 3)), np.float64))
         self._emb = self._subset(emb)
         self._cut = self._subset(cut)[:-1]
         self._nce = int(sum(t.loop_dim[l] for l in emb))

@@ -3,10 +3,10 @@
 from .auto_tree import ALL_JOINTS, auto_tree
 from .dual_arm import dual_arm
 from .humanoid import humanoid24, humanoid24_posture
-from .pendulum import pendulum
+from .pendulum import pendulum, pendulum_start
 from .robots import robot, robot_urdf
 
-__all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "humanoid24", "humanoid24_posture", "robot", "robot_urdf", "dual_arm"]
+__all__ = ["auto_tree", "ALL_JOINTS", "pendulum", "pendulum_start", "humanoid24", "humanoid24_posture", "robot", "robot_urdf", "dual_arm"]
 from .mechanisms import *  # noqa: E402,F401,F403  closed-chain mechanisms (Jain 2012 Sec. 4), see mechanisms.__all__
 from .rover import hub_forces, ler_initial_state, ler_rover  # noqa: E402,F401  the LER rover (Jain 2012 Sec. 5)
 
