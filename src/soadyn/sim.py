@@ -288,6 +288,14 @@ class Simulator:
     The joints' passive spring-dampers (``model.dof_stiffness``, ``dof_damping``, ``dof_springref``; see
     :meth:`soadyn.ModelBuilder.set_spring`) act at every dynamics evaluation, added to ``tau``.
 
+    ``contact``: None, or a :class:`soadyn.contact.ContactSettings` for hard contact between the model's
+    geoms (velocity-level time steps, semi-implicit only): each step detects the contacts, resolves collisions
+    by the compression and decompression LCPs and solves the OS step LCP of Jain 2014 (Eq. 53, with the
+    loop-closure rows), or Drumwright's viscous or no-slip model on the same rows, all inside the rollout
+    kernel (:mod:`soadyn._kernels.contact_sim`); the trajectory carries per-step ``contact_stats``. A step
+    whose LCP is not solved raises :class:`soadyn.LCPError` from :meth:`step` (carrying the step's OS problem)
+    and :class:`SimulationError` from :meth:`rollout` (with the states before it).
+
     The simulator owns one :class:`~soadyn.data.Data` workspace (``sim.data``): use one simulator per thread.
     """
 

@@ -164,3 +164,18 @@ def test_viscous_friction_opposes_and_scales_with_sliding_velocity():
     assert abs(decel[1.0] / decel[0.5] - 2.0) < 1e-6
     v10 = 1.0 / (1.0 + 4 * mu_v * 1e-3 / 2.0) ** 10
     assert abs(decel[1.0] - v10 * (4 * mu_v / 2.0) / (1.0 + 4 * mu_v * 1e-3 / 2.0)) < 1e-6 * decel[1.0]
+
+
+def test_an_unsolved_contact_lcp_raises_lcp_error_and_leaves_the_state():
+    model = box_on_incline(0.0, 0.5)
+    q0, qd0 = free_state((0.0, 0.0, 0.1), v=(1.0, 0.0, -1.0))
+    q_in, qd_in = q0.copy(), qd0.copy()
+    sim = sd.Simulator(model, 1e-3, contact=ContactSettings(max_pivots=1, tikhonov=0.0, restitution=0.0))
+    with pytest.raises(sd.LCPError) as info:
+        sim.step(q0, qd0)
+    err = info.value
+    assert err.M.shape[0] == err.q.shape[0] == 4 * (4 + 2)  # the step's OS problem: 4 corners, n_f = 4
+    assert "left at the step's start" in "".join(getattr(err, "__notes__", []))
+    assert np.array_equal(q0, q_in) and np.array_equal(qd0, qd_in)
+    with pytest.raises(sd.sim.SimulationError, match="could not be solved"):
+        sim.rollout(q0, qd0, steps=3)

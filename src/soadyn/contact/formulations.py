@@ -87,10 +87,15 @@ def contact_set(model: Model, bodies, points, normals, mu) -> ContactSet:
 
 
 def _contacts(model: Model, contacts) -> ContactSet:
-    """A :class:`ContactSet` from one, or from any object with ``bodies, points, normals, mu`` (and an
-    optional ``count`` of valid rows, as :func:`soadyn.contact.collide` returns)."""
+    """A :class:`ContactSet` from one, from the :class:`~soadyn.contact.geometry.Contacts` of
+    :func:`soadyn.contact.collide`, or from any object with ``bodies, points, normals, mu`` (and an optional
+    ``count`` of valid rows)."""
+    from .geometry import Contacts
+
     if isinstance(contacts, ContactSet):
         return contacts
+    if isinstance(contacts, Contacts):
+        return contact_set(model, contacts.body, contacts.point, contacts.normal, contacts.mu)
     try:
         k = int(getattr(contacts, "count", len(contacts.bodies)))
         return contact_set(model, np.asarray(contacts.bodies)[:k], np.asarray(contacts.points)[:k],

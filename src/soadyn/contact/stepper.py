@@ -98,16 +98,28 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
 
 
 def contact_failure(sim, code: int, k: int, error: bool = False):
-    """The message (or, with ``error``, the :class:`soadyn.lcp.LCPError`) for a failed contact step ``k``."""
-    from ..lcp import LCPError
-
+    """The message for a failed contact step ``k`` of a rollout; with ``error`` (a failed :meth:`step`), the
+    error to raise: for an unsolved LCP a :class:`soadyn.lcp.LCPError` carrying the step's OS problem (Jain 2014
+    Eq. 53 at the step's start, built by :func:`soadyn.contact.formulations.build`; the kernel's rows add the
+    gap and loop-error terms to its ``q``)."""
     if code == _kc.TOO_MANY_CONTACTS:
         msg = (f"collision detection found more contacts than the {sim.model.ncon_max} the model's geom pairs can "
                "produce")
         return ValueError(msg) if error else msg
-    stats = sim._info1[0] if error else None
-    status = int(stats[3]) if stats is not None else None
-    why = LCP_STATUS.get(status, "unsolved") if status is not None else "unsolved"
-    msg = (f"the contact LCP of step {k} could not be solved ({why}; solver {sim.contact.solver!r}); the state "
-           "is left at the step's start. Try a smaller dt, tikhonov > 0, or another solver")
-    return LCPError(msg) if error else msg
+    msg = (f"the contact LCP of step {k} could not be solved (solver {sim.contact.solver!r}, friction "
+           f"{sim.contact.friction!r}); the state is left at the step's start. Try a smaller dt, tikhonov > 0, or "
+           "another solver")
+    if not error:
+        return msg
+    from ..lcp import STATUS_NAMES, LCPError
+    from . import formulations
+    from .geometry import collide
+
+    m = sim.model
+    q, qd, tau = sim._Q1[0], sim._QD1[0], sim._tau1[0]
+    lcp = formulations.build("os", m, q, qd, tau, collide(m, m.data(), q), sim.dt, sim.contact.n_f)
+    status = STATUS_NAMES.get(int(sim._info1[0, 3]), "unsolved")
+    err = LCPError(lcp.M, lcp.q, lcp.nfree, status, float("nan"), 0, float(sim._info1[0, 6]), None, None,
+                   sim.contact.solver)
+    err.add_note(msg)
+    return err
