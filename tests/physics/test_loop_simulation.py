@@ -15,7 +15,6 @@ import soadyn as sd
 from soadyn import loops
 from soadyn._kernels import sim as _ks
 from soadyn.experiments import jain2012
-from soadyn.sim import SimulationError
 from tests.support import assert_close
 
 NAMES = jain2012.mechanism_names()
