@@ -34,10 +34,10 @@ from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_T
                          SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
 from .contact import (constraint_nodes, delassus, pyramid_impulses, pyramid_lcp, row_forces, row_velocities,
                       tangent_basis)
-from .joints import BAD_FEXT, BAD_IN, OK, all_finite, check_q, integrate_config
+from .joints import OK, all_finite, check_q, integrate_config
 from .lcp import LCP_MAX_PIVOTS, LCP_OK, mlcp, pgs
 from .loops import aba_correction, loop_rows
-from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_input
+from .sim import DIVERGED, STEP_SHIFT, passive_forces, start_states, step_inputs
 from .tree import aba_core, check_state, tree_velocities, world_poses
 
 NSTAT = 9
@@ -336,17 +336,11 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     st = check_state(jtype, qadr, q0, qd0)
     if st != OK:
         return st
-    for m in range(q0.shape[0]):
-        Q[0, m] = q0[m]
-    for m in range(qd0.shape[0]):
-        QD[0, m] = qd0[m]
+    start_states(q0, qd0, Q, QD)
     for n in range(Q.shape[0] - 1):
-        tau_n = step_input(tau, n)
-        fext_n = step_input(fext, n)
-        if not all_finite(tau_n):
-            return BAD_IN | ((n + 1) << STEP_SHIFT)
-        if not all_finite(fext_n):
-            return BAD_FEXT | ((n + 1) << STEP_SHIFT)
+        st, tau_n, fext_n = step_inputs(tau, fext, n)
+        if st != OK:
+            return st
         st = contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                           stiffness, damping, springref,
                           frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,

@@ -36,6 +36,28 @@ def step_input(x, n):
 
 
 @jit
+def step_inputs(tau, fext, n):
+    """``(status, tau_n, fext_n)``: the joint forces and body forces of step ``n`` (:func:`step_input`) and
+    ``OK``, or ``BAD_IN`` / ``BAD_FEXT | (n + 1) << STEP_SHIFT`` when they are not finite."""
+    tau_n = step_input(tau, n)
+    fext_n = step_input(fext, n)
+    if not all_finite(tau_n):
+        return BAD_IN | ((n + 1) << STEP_SHIFT), tau_n, fext_n
+    if not all_finite(fext_n):
+        return BAD_FEXT | ((n + 1) << STEP_SHIFT), tau_n, fext_n
+    return OK, tau_n, fext_n
+
+
+@jit
+def start_states(q0, qd0, Q, QD):
+    """``Q[0] = q0``, ``QD[0] = qd0`` (``q0``, ``qd0`` may be views of them)."""
+    for k in range(q0.shape[0]):
+        Q[0, k] = q0[k]
+    for k in range(qd0.shape[0]):
+        QD[0, k] = qd0[k]
+
+
+@jit
 def stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs):
     """The state at which RK4 stage ``stage`` evaluates the dynamics: ``(q, qd)`` for stage 0, else
     ``(q, qd) + h k[stage - 1]`` with ``h = dt/2, dt/2, dt`` and the quaternions normalized."""
@@ -135,19 +157,13 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     kq = np.empty((4, nq))
     kv = np.empty((4, nv))
     tau_s = np.empty(nv)
-    for k in range(nq):
-        Q[0, k] = q0[k]
-    for k in range(nv):
-        QD[0, k] = qd0[k]
+    start_states(q0, qd0, Q, QD)
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
-        tau_n = step_input(tau, n)
-        fext_n = step_input(fext, n)
-        if not all_finite(tau_n):
-            return BAD_IN | ((n + 1) << STEP_SHIFT)
-        if not all_finite(fext_n):
-            return BAD_FEXT | ((n + 1) << STEP_SHIFT)
+        st, tau_n, fext_n = step_inputs(tau, fext, n)
+        if st != OK:
+            return st
         for stage in range(1 if method == SEMI_IMPLICIT else 4):
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
             passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
@@ -207,19 +223,13 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     tau_s = np.empty(nv)
     linfo = np.zeros(2, dtype=np.int64)
     pinfo = np.zeros(4, dtype=np.int64)
-    for k in range(nq):
-        Q[0, k] = q0[k]
-    for k in range(nv):
-        QD[0, k] = qd0[k]
+    start_states(q0, qd0, Q, QD)
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
-        tau_n = step_input(tau, n)
-        fext_n = step_input(fext, n)
-        if not all_finite(tau_n):
-            return BAD_IN | ((n + 1) << STEP_SHIFT)
-        if not all_finite(fext_n):
-            return BAD_FEXT | ((n + 1) << STEP_SHIFT)
+        st, tau_n, fext_n = step_inputs(tau, fext, n)
+        if st != OK:
+            return st
         rank = phi.shape[0]
         singular = 0
         for stage in range(1 if method == SEMI_IMPLICIT else 4):
