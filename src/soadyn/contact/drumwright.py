@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernels import drumwright as _kd
 from .._kernels.lcp import LCP_OK
-from ..lcp import STATUS_NAMES, LCPError
+from ..lcp import STATUS_NAMES, LCPError, _count, _square, _vector
 from .pyramid import check_n_f
 
 __all__ = ["FRICTION_MODELS", "SOLVERS", "RANK_TOL", "ContactSolution", "noslip", "viscous", "coulomb", "solve"]
@@ -69,23 +69,14 @@ class ContactSolution:
 # --------------------------------------------------------------------------------------- validation
 def _problem(W, vf, nfree) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Validated ``(W, vf, nfree, m)`` as C-contiguous float64 copies."""
-    try:
-        W = np.array(W, dtype=np.float64, order="C", copy=True)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"W: not a numeric matrix ({exc})") from None
-    if W.ndim != 2 or W.shape[0] != W.shape[1]:
-        raise ValueError(f"W: expected a square matrix, got shape {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise ValueError("W: contains NaN or inf")
+    W = _square(W, "W")
     n = W.shape[0]
     scale = float(np.abs(W).max()) if n else 0.0
     if n and float(np.abs(W - W.T).max()) > 1e-9 * max(scale, 1e-300):
         raise ValueError("W: not symmetric (a Delassus matrix G M^-1 G^T is)")
     if n and float(np.diag(W).min()) < -1e-9 * scale:
         raise ValueError("W: negative diagonal entry (a Delassus matrix is positive semi-definite)")
-    if isinstance(nfree, (bool, np.bool_)) or not isinstance(nfree, (int, np.integer)) or not 0 <= nfree <= n:
-        raise ValueError(f"nfree: expected an integer in [0, {n}], got {nfree!r}")
-    nfree = int(nfree)
+    nfree = _count(nfree, "nfree", 0, n)
     if (n - nfree) % 3:
         raise ValueError(f"nfree: {n} rows of W minus nfree = {nfree} is not 3 rows per contact")
     m = (n - nfree) // 3
@@ -106,17 +97,8 @@ def _problem(W, vf, nfree) -> tuple[np.ndarray, np.ndarray, int, int]:
 
 
 def _coefficients(x, m: int, name: str) -> np.ndarray:
-    """One coefficient >= 0 per contact (a scalar is broadcast)."""
-    try:
-        a = np.array(x, dtype=np.float64, order="C", copy=True)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: not numeric ({exc})") from None
-    if a.ndim == 0:
-        a = np.full(m, float(a))
-    if a.shape != (m,):
-        raise ValueError(f"{name}: expected a scalar or shape ({m},), got {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name}: contains NaN or inf")
+    """One coefficient >= 0 per contact (a scalar is broadcast; :func:`soadyn.lcp._vector` checks the rest)."""
+    a = _vector(x, m, name)
     if np.any(a < 0.0):
         raise ValueError(f"{name}: coefficients must be >= 0, got min {float(a.min())}")
     return a
