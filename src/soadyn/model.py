@@ -132,6 +132,7 @@ class Model:
     pair_geom: np.ndarray = _no_geoms(0, 2, dtype=np.int64)  # (npair, 2) int64 candidate pairs (a, b)
     pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
     ncon_max: int = 0  # sum(pair_max): the contact capacity of Data
+    timestep: float = 0.0  # the integration step the model file asks for (MJCF <option timestep>); 0: none
 
     def __post_init__(self):
         for name in ("dof_stiffness", "dof_damping", "dof_springref"):
@@ -172,6 +173,13 @@ class Model:
         from .io.urdf import load_urdf
 
         return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic)
+
+    @staticmethod
+    def from_mjcf(path, unsupported: str = "error", name: str | None = None) -> "Model":
+        """Load an MJCF file through MuJoCo's compiler (see :func:`soadyn.io.mjcf.load_mjcf`)."""
+        from .io.mjcf import load_mjcf
+
+        return load_mjcf(path, unsupported=unsupported, name=name)
 
     def data(self) -> "Data":
         """A fresh :class:`~soadyn.data.Data` workspace for this model (one per thread)."""
