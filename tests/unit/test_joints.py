@@ -81,10 +81,9 @@ def jtype(request):
     return request.param
 
 
-def test_joint_transform_vs_first_principles(jtype):
+def test_joint_transform_vs_first_principles(jtype, rng):
     model = single_joint_model(jtype)
     data = model.data()
-    rng = np.random.default_rng(1)
     for _ in range(5):
         q = model.random_q(rng)
         sd.fk(model, data, q)
@@ -104,11 +103,10 @@ def test_joint_neutral_is_identity(jtype):
     assert_close(p, np.zeros(3), SAME_MATH, "X_J(neutral) translation")
 
 
-def test_motion_subspace_vs_finite_differences(jtype):
+def test_motion_subspace_vs_finite_differences(jtype, rng):
     """Column k of S (successor frame) is ``[vee(R^T dR/dt); R^T dp/dt]`` along ``integrate(q, e_k t)``."""
     model = single_joint_model(jtype)
     data = model.data()
-    rng = np.random.default_rng(2)
     n = model.jnt_nv[0]
     for _ in range(4):
         q = model.random_q(rng)
@@ -168,10 +166,9 @@ def test_universal_sdot_qd_vs_finite_differences():
 
 @pytest.mark.parametrize("t", [t for t in MOVING if t != J.UNIVERSAL], ids=[n for t, n in zip(MOVING, NAMES)
                                                                            if t != J.UNIVERSAL])
-def test_constant_subspace_joints_have_no_sdot(t):
+def test_constant_subspace_joints_have_no_sdot(t, rng):
     model = single_joint_model(t, seed=5)
     data = model.data()
-    rng = np.random.default_rng(5)
     q, qd = model.random_q(rng), np.r_[rng.normal(size=model.nv - 1), 0.0]
     sd.fk(model, data, q, qd)
     assert_close(data.c[0], np.zeros(6), SAME_MATH, f"{J.JOINT_TYPE_NAMES[t]}: c of the root body")
@@ -186,10 +183,9 @@ def _twist_matrix(S, v) -> np.ndarray:
     return T
 
 
-def test_integrate_is_the_successor_frame_exponential(jtype):
+def test_integrate_is_the_successor_frame_exponential(jtype, rng):
     """For joints with constant S: ``T_J(integrate(q, v)) = T_J(q) expm(S v)`` (successor-frame twist)."""
     model = single_joint_model(jtype, seed=6)
-    rng = np.random.default_rng(6)
     for _ in range(5):
         q = model.random_q(rng)
         v = rng.normal(size=model.nv)
@@ -203,9 +199,8 @@ def test_integrate_is_the_successor_frame_exponential(jtype):
         assert_close(T1, expected, ALGORITHMS, f"{J.JOINT_TYPE_NAMES[jtype]}: T_J(q (+) v) vs T_J(q) exp(S v)")
 
 
-def test_integrate_is_a_one_parameter_group(jtype):
+def test_integrate_is_a_one_parameter_group(jtype, rng):
     model = single_joint_model(jtype, seed=7)
-    rng = np.random.default_rng(7)
     q, v = model.random_q(rng), rng.normal(size=model.nv)
     a = sd.integrate(model, sd.integrate(model, q, v, 0.3), v, 0.5)
     b = sd.integrate(model, q, v, 0.8)
@@ -227,9 +222,8 @@ def _same_config(model, a, b, tol, what):
     assert_close(a, b, tol, what)
 
 
-def test_integrate_difference_round_trips(jtype):
+def test_integrate_difference_round_trips(jtype, rng):
     model = single_joint_model(jtype, seed=8)
-    rng = np.random.default_rng(8)
     for scale in (1e-7, 0.3, 2.0):
         q0 = model.random_q(rng)
         v = rng.normal(size=model.nv)
@@ -255,9 +249,8 @@ def test_difference_ignores_quaternion_sign():
                      f"{J.JOINT_TYPE_NAMES[t]}: difference to -quat")
 
 
-def test_integrate_all_joint_types_in_one_tree():
+def test_integrate_all_joint_types_in_one_tree(rng):
     model = sd.models.auto_tree(10, 1.5, seed=2, joint_mix=sd.models.ALL_JOINTS)
-    rng = np.random.default_rng(10)
     q0, v = model.random_q(rng), 0.5 * rng.normal(size=model.nv)
     q1 = sd.integrate(model, q0, v)
     assert_close(sd.difference(model, q0, q1), v, ALGORITHMS, "tree: difference(q0, q0 (+) v)")

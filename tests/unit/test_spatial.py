@@ -81,7 +81,7 @@ def test_inertia_matrix(rng):
     I = rand_inertia(rng)
     c, m = I.com, I.mass
     M = I.matrix()
-    assert_close(M, M.T, 0.0, "spatial inertia is symmetric")
+    assert_close(M, M.T, SAME_MATH, "spatial inertia is symmetric")
     assert np.linalg.eigvalsh(M).min() > 0
     # RBDA Eq. 2.63 as the inertia of a point set: the momentum of a rigid body with velocity [w; v] at
     # the origin is h = [Ic w + c x (m vc); m vc], with vc = v + w x c the velocity of the centre of mass
