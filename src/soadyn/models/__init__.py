@@ -14,3 +14,9 @@ __all__ += ["ler_rover", "ler_initial_state", "hub_forces"]
 from .grasp import grasp_scene, grasp_start  # noqa: E402,F401  the grasp of Drumwright 2015 Sec. VII-A
 
 __all__ += ["grasp_scene", "grasp_start"]
+from . import scenes  # noqa: E402,F401  contact scenes with closed-form checks (sd.models.scenes)
+from .scenes import (box_on_incline, box_pyramid, box_stack, ball_drop, newtons_cradle, rolling_capsule,  # noqa: E402,F401
+                     rolling_sphere, sliding_sphere, solo12_dropped, solo12_standing, staggered_offsets)
+
+__all__ += ["scenes", "ball_drop", "newtons_cradle", "box_on_incline", "rolling_sphere", "rolling_capsule",
+            "sliding_sphere", "box_stack", "staggered_offsets", "box_pyramid", "solo12_standing", "solo12_dropped"]
