@@ -128,6 +128,7 @@ class Model:
     geom_margin: np.ndarray = _no_geoms(0)  # (ng,) contact margins (a pair reports gap <= margin_a + margin_b)
     geom_group: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision group bits
     geom_mask: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision mask bits
+    geom_corners: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 1: boxes duplicate shared corners
     npair: int = 0
     pair_geom: np.ndarray = _no_geoms(0, 2, dtype=np.int64)  # (npair, 2) int64 candidate pairs (a, b)
     pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
@@ -386,16 +387,19 @@ class ModelBuilder:
         return joint_name
 
     def add_geom(self, name: str, body: str, kind: str, size=None, placement=None, mu: float = 0.5,
-                 restitution: float = 0.0, margin: float = 0.0, group: int = 1, mask: int = -1) -> str:
+                 restitution: float = 0.0, margin: float = 0.0, group: int = 1, mask: int = -1,
+                 corner_normals: bool = False) -> str:
         """Add a collision geom ``name`` fixed to ``body`` (or ``"world"``): ``kind`` ``"sphere"`` (size:
         radius), ``"capsule"`` (radius, half-length along its z), ``"box"`` (half-extents), ``"plane"`` (none,
         or a finite rectangle (hx, hy)) or ``"halfspace"`` (the solid z <= 0 of its frame), at ``placement``
         in the body frame (a Transform, a 4x4 pose or (rotation, translation)); friction ``mu``,
-        ``restitution``, contact ``margin``, collision ``group``/``mask`` bits. See
-        :mod:`soadyn.contact.geometry`. Returns ``name``."""
+        ``restitution``, contact ``margin``, collision ``group``/``mask`` bits; ``corner_normals`` (boxes):
+        a contact at a corner shared with another such box is repeated with the normals of the corner's
+        other two faces (RPIsim's contacts, Drumwright 2015 Sec. VII-A). See :mod:`soadyn.contact.geometry`.
+        Returns ``name``."""
         from .contact.geometry import geom_spec
 
-        g = geom_spec(name, body, kind, size, placement, mu, restitution, margin, group, mask)
+        g = geom_spec(name, body, kind, size, placement, mu, restitution, margin, group, mask, corner_normals)
         if any(h.name == name for h in self._geoms):
             raise ModelError(f"duplicate geom name {name!r}")
         self._geoms.append(g)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import soadyn as sd
 from soadyn.cli import main
 from soadyn.contact import collide
 from soadyn.experiments import drumwright_grasp as dg
@@ -27,6 +28,45 @@ def test_scene_counts(model):
     con = collide(model, model.data(), model.neutral_q())
     assert np.all(np.abs(con.gap[:con.count]) < 1e-12), "the faces do not touch at the start"
     assert np.allclose(np.abs(con.normal[:con.count]), [1.0, 0.0, 0.0]), "contact normals are not along x"
+
+
+def test_paper_contact_generation():
+    """Drumwright 2015 Sec. VII-A: 12 contacts per pair (4 shared corners, each with its 3 normals), 36 in all,
+    LCP sizes 216 (Coulomb, n_f = 4) and 36 (no-slip)."""
+    model = grasp_scene(contacts="rpisim")
+    c = dg.pair_counts(model)
+    assert c["per_pair"] == {"box_l-gripper_l": 12, "box_r-box_l": 12, "box_r-gripper_r": 12}
+    assert (c["total"], c["coulomb_lcp"], c["noslip_lcp"]) == tuple(dg.PAPER_SIZES[k] for k in
+                                                                   ("contacts", "coulomb_lcp", "noslip_lcp"))
+    con = collide(model, model.data(), model.neutral_q())
+    assert np.all(np.abs(con.gap[:con.count]) < 1e-12)
+    for pair in np.unique(con.geom[:con.count], axis=0):
+        sel = np.all(con.geom[:con.count] == pair, axis=1)
+        corners = np.unique(np.round(con.point[:con.count][sel], 12), axis=0)
+        assert corners.shape == (4, 3), "the copies sit at the 4 shared corners"
+        assert np.allclose(np.abs(corners[:, 1:]), 0.05), "the points are the corners of the 10 cm faces"
+        for x in corners:  # each corner carries the three axes, the side normals pointing out of the corner
+            n = con.normal[:con.count][sel][np.all(np.isclose(con.point[:con.count][sel], x), axis=1)]
+            assert n.shape == (3, 3) and np.allclose(np.abs(n).T @ np.abs(n), np.eye(3))
+            side = n[np.abs(n[:, 0]) < 0.5]
+            assert np.allclose(side.sum(axis=0)[1:], np.sign(x[1:])), "side normals point away from the box"
+    with pytest.raises(ValueError, match="contacts"):
+        grasp_scene(contacts="twelve")
+
+
+def test_corner_copies_only_at_shared_corners():
+    """A box shifted sideways shares no corner with the other: no copies, whatever the flag."""
+    b = sd.ModelBuilder("two_boxes")
+    b.add_body("top", "world", sd.joints.Free(), inertia=sd.Inertia.box(1.0, (0.2, 0.2, 0.2)))
+    b.add_geom("top", "top", "box", (0.1, 0.1, 0.1), corner_normals=True)
+    b.add_geom("base", "world", "box", (0.1, 0.1, 0.1), placement=(np.eye(3), (0.03, 0.0, -0.2)),
+               corner_normals=True)
+    m = b.finalize()
+    assert m.ncon_max == 24
+    con = collide(m, m.data(), m.neutral_q())
+    assert con.count == 4 and np.allclose(con.normal, [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="corner_normals"):
+        sd.ModelBuilder("s").add_geom("ball", "world", "sphere", 0.1, corner_normals=True)
 
 
 def test_start_and_bad_input(model):
@@ -52,13 +92,16 @@ def test_grasped_steps(model):
     assert dg.grasped_steps(model, Q) == 3
 
 
+@pytest.mark.parametrize("contacts", ["corners", "rpisim"])
 @pytest.mark.parametrize("variant", ["coulomb_lemke", "noslip_ppm", "noslip_lemke"])
-def test_short_runs(model, variant):
-    (trial,) = dg.run_variant(variant, trials=1, steps=5, model=model)
+def test_short_runs(model, variant, contacts):
+    scene = model if contacts == "corners" else grasp_scene(contacts=contacts)
+    (trial,) = dg.run_variant(variant, trials=1, steps=5, model=scene)
     assert trial.error is None and trial.steps == 5
     assert trial.grasped_steps == 5, f"{variant}: the boxes left the grasp within 5 steps"
-    assert trial.contacts[0] == 12
-    assert trial.lcp_size[0] == (72 if variant == "coulomb_lemke" else 12)
+    m = 12 if contacts == "corners" else 36
+    assert trial.contacts[0] == m
+    assert trial.lcp_size[0] == (6 * m if variant == "coulomb_lemke" else m)
 
 
 def test_noslip_holds_the_boxes(model):
@@ -87,17 +130,20 @@ def test_python_step_matches_kernel(model, solver):
 
 
 def test_command_writes_files(tmp_path):
-    res = CliRunner().invoke(main, ["reproduce", "drumwright-grasp", "--trials", "2", "--steps", "20",
+    res = CliRunner().invoke(main, ["reproduce", "drumwright-grasp", "--trials", "1", "--steps", "12",
                                     "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "Coulomb" in res.output and "No-slip" in res.output
     data = json.loads((tmp_path / "drumwright-grasp.json").read_text())
-    rows = {r["variant"]: r for r in data["rows"]}
-    assert {"coulomb_lemke", "noslip_ppm", "noslip_lemke", "noslip_ppm_python"} <= set(rows)
+    rows = {(r["contacts"], r["variant"]): r for r in data["rows"]}
+    for gen, m in (("corners", 12), ("rpisim", 36)):
+        assert {(gen, v) for v in ("coulomb_lemke", "noslip_ppm", "noslip_lemke", "noslip_ppm_python")} <= set(rows)
+        for v in ("noslip_ppm", "noslip_lemke", "noslip_ppm_python"):
+            assert rows[gen, v]["grasped_steps_min"] == 12
+            assert rows[gen, v]["lcp_size_first_step"] == m
+        assert rows[gen, "coulomb_lemke"]["lcp_size_first_step"] == 6 * m
+        assert data["counts"][gen]["total"] == m and "coulomb_lemke/noslip_ppm" in data["speed_ratios"][gen]
     for r in rows.values():
-        assert r["trials"] == 2 and r["steps"] == 20 and r["mean_s"] > 0
-    for v in ("noslip_ppm", "noslip_lemke", "noslip_ppm_python"):
-        assert rows[v]["grasped_steps_min"] == 20
-    assert data["counts"]["total"] == 12
+        assert r["trials"] == 1 and r["steps"] == 12 and r["mean_s"] > 0
     lines = (tmp_path / "drumwright-grasp.csv").read_text().splitlines()
     assert len(lines) == 1 + len(rows)

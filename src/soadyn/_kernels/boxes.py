@@ -12,6 +12,13 @@ from .._jit import jit
 MAX_PAIR_CONTACTS = 8
 """The most contacts one pair produces (box-box face clipping)."""
 
+MAX_CORNER_CONTACTS = 3 * MAX_PAIR_CONTACTS
+"""The most contacts of a box pair that repeats its shared corners (:func:`corner_normals`)."""
+
+CORNER_TOL = 1e-6
+"""Distance from a box's faces, relative to the pair's summed half-extents, within which a contact point
+counts as lying on them (a shared corner, :func:`corner_normals`)."""
+
 PARALLEL_TOL = 1e-6
 """``|sin|`` of the angle below which two directions count as parallel (capsule-capsule gives two contacts,
 edge-edge axes of the separating axis test are skipped, a capsule lies flat on a box face)."""
@@ -446,3 +453,38 @@ def box_box(Ra, pa, ha, Rb, pb, hb, margin, pts, nrm, gap, poly):
     y0, y1, y2 = f0 + t * Rb[0, j], f1 + t * Rb[1, j], f2 + t * Rb[2, j]
     emit(pts, nrm, gap, 0, x0, x1, x2, y0, y1, y2, n0, n1, n2, best)
     return 1
+
+
+@jit
+def _on_corner(R, p, h, x0, x1, x2, tol):
+    """Whether the world point ``x`` lies within ``tol`` of three faces of the box ``(R, p, h)``."""
+    l0, l1, l2 = local_coords(R, p, x0, x1, x2)
+    return abs(l0) >= h[0] - tol and abs(l1) >= h[1] - tol and abs(l2) >= h[2] - tol
+
+
+@jit
+def corner_normals(Ra, pa, ha, Rb, pb, hb, n, pts, nrm, gap):
+    """The ``n`` contacts of the boxes ``a``, ``b`` (in ``pts, nrm, gap``) plus, for each one whose point is a
+    corner of both boxes (within ``CORNER_TOL``), a copy with the outward normal of each face of ``b`` at that
+    corner that is not the contact's own normal (normals from ``b`` to ``a``; gap: the point's height over
+    that face). Two equal boxes face to face thus give 4 corners with 3 normals each: the contacts of
+    Drumwright 2015's grasping simulator, which duplicates "each contact with all three possible directions
+    for the contact normal" at the degenerate corners (Sec. VII-A, footnote 3). Returns the new count (at
+    most ``MAX_CORNER_CONTACTS``)."""
+    tol = CORNER_TOL * (ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2])
+    out = n
+    for c in range(n):
+        x0, x1, x2 = pts[c, 0], pts[c, 1], pts[c, 2]
+        if not (_on_corner(Ra, pa, ha, x0, x1, x2, tol) and _on_corner(Rb, pb, hb, x0, x1, x2, tol)):
+            continue
+        l0, l1, l2 = local_coords(Rb, pb, x0, x1, x2)
+        for k in range(3):
+            lk = l0 if k == 0 else (l1 if k == 1 else l2)
+            s = 1.0 if lk >= 0.0 else -1.0
+            m0, m1, m2 = s * Rb[0, k], s * Rb[1, k], s * Rb[2, k]
+            if abs(m0 * nrm[c, 0] + m1 * nrm[c, 1] + m2 * nrm[c, 2]) >= 1.0 - PARALLEL_TOL \
+                    or out >= MAX_CORNER_CONTACTS:
+                continue  # the contact's own normal (or no room: at most 4 shared corners, 12 contacts)
+            emit(pts, nrm, gap, out, x0, x1, x2, x0, x1, x2, m0, m1, m2, s * lk - hb[k])
+            out += 1
+    return out

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .boxes import (MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp, emit, local_coords, segments,
-                    sphere_box, world_point)
+from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp,
+                    corner_normals, emit, local_coords, segments, sphere_box, world_point)
 from .frames import frame_world_pose
 from .joints import OK, check_q
 from .tree import tree_positions, world_poses
@@ -262,20 +262,21 @@ def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts,
 
 
 @jit
-def collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_body, pair_geom, gR, gp,
-            con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
+def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom, gR,
+            gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
     """Narrow phase over the candidate pairs ``pair_geom`` (npair, 2), in order: every contact with
     ``gap <= margin_a + margin_b`` is written to the ``con_*`` arrays (capacity ``K = con_gap.shape[0]``):
     ``con_geom`` (K, 2) the pair ``(a, b)``, ``con_body`` (K, 2) their bodies (-1 world), ``con_point``
     (K, 3) world point (midpoint of the witness points), ``con_normal`` (K, 3) unit normal from ``b`` to
     ``a`` (Jain 2014, Sec. 2), ``con_gap`` (K,) signed distance, ``con_mu = max(mu_a, mu_b)``,
     ``con_eps = max(e_a, e_b)``. Nothing is written past ``K``; returns the number of contacts found (more
-    than ``K`` means overflow). Each pair first passes the bounding-sphere test ``overlaps``. Scratch is
-    allocated once per call."""
+    than ``K`` means overflow). Each pair first passes the bounding-sphere test ``overlaps``. Two boxes with
+    ``geom_corners`` set repeat their shared corners with the other face normals (``boxes.corner_normals``).
+    Scratch is allocated once per call."""
     K = con_gap.shape[0]
-    pts = np.empty((MAX_PAIR_CONTACTS, 3))
-    nrm = np.empty((MAX_PAIR_CONTACTS, 3))
-    gap = np.empty(MAX_PAIR_CONTACTS)
+    pts = np.empty((MAX_CORNER_CONTACTS, 3))
+    nrm = np.empty((MAX_CORNER_CONTACTS, 3))
+    gap = np.empty(MAX_CORNER_CONTACTS)
     ts = np.empty(8)
     poly = np.empty((2, 16, 2))
     rb = np.empty(geom_type.shape[0])
@@ -288,6 +289,8 @@ def collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_b
         if not overlaps(a, b, geom_type, gR, gp, rb, margin):
             continue
         n = pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly)
+        if geom_corners[a] and geom_corners[b] and geom_type[a] == GEOM_BOX and geom_type[b] == GEOM_BOX:
+            n = corner_normals(gR[a], gp[a], geom_size[a], gR[b], gp[b], geom_size[b], n, pts, nrm, gap)
         for c in range(n):
             if count < K:
                 con_geom[count, 0] = a
@@ -307,7 +310,8 @@ def collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_b
 @jit
 def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
            q, X_E, X_r, S, oR, op,
-           geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_mu, geom_restitution, pair_geom,
+           geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution,
+           pair_geom,
            gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, ncon):
     """Collision detection at ``q``: tree positions and body world poses (RBDA Sec. 4.4), geom world
     poses (``geom_world_poses``), then ``collide``; ``ncon[0]`` = the number of contacts found. Returns the
@@ -318,6 +322,7 @@ def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-    ncon[0] = collide(geom_type, geom_size, geom_margin, geom_mu, geom_restitution, geom_body, pair_geom, gR, gp,
+    ncon[0] = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body,
+                      pair_geom, gR, gp,
                       con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     return OK

@@ -31,6 +31,13 @@ so contact normals, which point from ``b`` to ``a`` (Jain 2014, Sec. 2), point a
 Contact properties of a pair: friction ``mu = max(mu_a, mu_b)`` and restitution ``e = max(e_a, e_b)``
 (the more frictional and the bouncier surface wins, as MuJoCo's default friction mix); the margin is
 ``margin_a + margin_b``: contacts are reported while ``gap <= margin``.
+
+Degenerate box corners: two equal boxes face to face share their corners, where the contact normal is not
+unique. By default such a pair gives the 4 corner contacts of the face clipping, with the face normal. With
+``corner_normals=True`` on both boxes, every contact at a corner of both boxes is repeated with the outward
+normals of box ``b``'s other two faces at that corner (12 contacts per face pair): the treatment of
+Drumwright 2015's grasping simulator, which "duplicat[es] each contact with all three possible directions for
+the contact normal" (Sec. VII-A, footnote 3).
 """
 
 from __future__ import annotations
@@ -57,12 +64,15 @@ _SIZE_NAMES = {GEOM_SPHERE: "radius", GEOM_CAPSULE: "(radius, half_length)", GEO
 _CONTACTS = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 4}  # most contacts against a plane or halfspace
 
 
-def pair_max(ta: int, tb: int) -> int:
-    """The most contacts the narrow phase produces for geom types ``ta`` and ``tb``."""
+def pair_max(ta: int, tb: int, corners: bool = False) -> int:
+    """The most contacts the narrow phase produces for geom types ``ta`` and ``tb`` (``corners``: both
+    geoms repeat shared corners, ``corner_normals``)."""
     ta, tb = min(ta, tb), max(ta, tb)
     if tb >= GEOM_PLANE:
         return 0 if ta >= GEOM_PLANE else _CONTACTS[ta]
-    return {(0, 0): 1, (0, 1): 1, (0, 2): 1, (1, 1): 2, (1, 2): 2, (2, 2): _kc.MAX_PAIR_CONTACTS}[(ta, tb)]
+    if (ta, tb) == (GEOM_BOX, GEOM_BOX):
+        return _kc.MAX_CORNER_CONTACTS if corners else _kc.MAX_PAIR_CONTACTS
+    return {(0, 0): 1, (0, 1): 1, (0, 2): 1, (1, 1): 2, (1, 2): 2}[(ta, tb)]
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ class GeomSpec:
     margin: float
     group: int
     mask: int
+    corner_normals: bool = False
 
 
 def _number(x, what: str, name: str) -> float:
@@ -115,7 +126,7 @@ def _placement(placement, name: str) -> Transform:
 
 
 def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, margin=0.0, group=1,
-              mask=-1) -> GeomSpec:
+              mask=-1, corner_normals=False) -> GeomSpec:
     """Validate a geom declaration; ``ValueError`` naming the geom and the offending argument."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"geom name must be a non-empty string, got {name!r}")
@@ -145,9 +156,13 @@ def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, m
         raise ValueError(f"geom {name!r}: restitution must be in [0, 1], got {restitution}")
     if margin < 0.0:
         raise ValueError(f"geom {name!r}: margin must be >= 0, got {margin}")
+    if not isinstance(corner_normals, (bool, np.bool_)):
+        raise ValueError(f"geom {name!r}: corner_normals must be True or False, got {corner_normals!r}")
+    if corner_normals and t != GEOM_BOX:
+        raise ValueError(f"geom {name!r}: corner_normals applies to boxes only, got a {kind}")
     s.setflags(write=False)
     return GeomSpec(name, body, t, s, _placement(placement, name), mu, restitution, margin,
-                    _bits(group, "group", name), _bits(mask, "mask", name))
+                    _bits(group, "group", name), _bits(mask, "mask", name), bool(corner_normals))
 
 
 def geom_declaration(model, g: int) -> dict:
@@ -159,7 +174,8 @@ def geom_declaration(model, g: int) -> dict:
     return dict(name=model.geom_name[g], body="world" if b < 0 else model.body_names[b], kind=kind,
                 size=tuple(float(x) for x in s[:n]) or None, placement=Transform(model.geom_E[g], model.geom_r[g]),
                 mu=float(model.geom_mu[g]), restitution=float(model.geom_restitution[g]),
-                margin=float(model.geom_margin[g]), group=int(model.geom_group[g]), mask=int(model.geom_mask[g]))
+                margin=float(model.geom_margin[g]), group=int(model.geom_group[g]), mask=int(model.geom_mask[g]),
+                corner_normals=bool(model.geom_corners[g]))
 
 
 def _readonly(a, dtype) -> np.ndarray:
@@ -192,6 +208,7 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
     types = np.array([g.type for g in specs], np.int64)
     groups = np.array([g.group for g in specs], np.int64)
     masks = np.array([g.mask for g in specs], np.int64)
+    corners = np.array([g.corner_normals for g in specs], np.int64)
     pairs, pmax = [], []
     for i in range(ng):
         for j in range(i + 1, ng):
@@ -204,7 +221,7 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
                 continue
             a, b = (i, j) if (bj, j) < (bi, i) else (j, i)  # b: lower body index (world first)
             pairs.append((a, b))
-            pmax.append(pair_max(types[i], types[j]))
+            pmax.append(pair_max(types[i], types[j], bool(corners[i] and corners[j])))
     npair = len(pairs)
     return dict(
         ng=ng, geom_name=names, geom_body=_readonly(body, np.int64), geom_type=_readonly(types, np.int64),
@@ -214,6 +231,7 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
         geom_restitution=_readonly([g.restitution for g in specs], np.float64),
         geom_margin=_readonly([g.margin for g in specs], np.float64),
         geom_group=_readonly(groups, np.int64), geom_mask=_readonly(masks, np.int64),
+        geom_corners=_readonly(corners, np.int64),
         npair=npair, pair_geom=_readonly(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
         pair_max=_readonly(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
 
@@ -299,7 +317,7 @@ def collide(model, data, q) -> Contacts:
     copy_in(q, data.q, "q")
     st = _kc.detect(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
                     model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, model.geom_margin,
-                    model.geom_mu, model.geom_restitution, model.pair_geom, data.gR, data.gp, data.con_geom, data.con_body, data.con_point, data.con_normal,
+                    model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, data.gR, data.gp, data.con_geom, data.con_body, data.con_point, data.con_normal,
                     data.con_gap, data.con_mu, data.con_eps, data.ncon)
     check_status(st, model, data.q)
     n = int(data.ncon[0])

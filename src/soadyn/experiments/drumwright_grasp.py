@@ -1,7 +1,18 @@
 """The grasp experiment of Drumwright 2015, Sec. VII-A, Fig. 1, Table I, on soadyn's contact simulator.
 
 Scene (:func:`soadyn.models.grasp_scene`): four 10 cm cubes of 1 kg, two grippers on prismatic joints pushed
-inward with 50 N each, two free boxes between them, no floor, friction 100, step 0.01 s. Variants:
+inward with 50 N each, two free boxes between them, no floor, friction 100, step 0.01 s. Contact generations
+(:data:`CONTACTS`, the scene's ``contacts`` option), each run with every variant:
+
+- ``rpisim``: the paper's. "Twelve contact points were generated between each pair of boxes, yielding 36
+  contact points total" (Sec. VII-A): the equal boxes' corners have degenerate normals, and the paper's
+  simulator "duplicat[es] each contact with all three possible directions for the contact normal"
+  (footnote 3), so each of the 4 shared corners of a face pair is a contact with each of the corner's 3 face
+  normals. LCP sizes 216 (Coulomb, 6 per contact) and 36 (no-slip), as the paper's.
+- ``corners``: soadyn's default box-box contacts, the 4 corners of the clipped face with the face normal
+  (12 contacts, LCP sizes 72 and 12): the same physics with a third of the rows.
+
+Variants:
 
 - ``coulomb_lemke``: Stewart-Trinkle / Anitescu-Potra with a 4-direction pyramid, ``mu_c = 100``, Lemke
   (Tikhonov retries), LCP size ``m (n_f + 2)`` for ``m`` contacts (the paper: 216 at 36 contacts);
@@ -36,7 +47,7 @@ from ..contact.settings import ContactSettings
 from ..dynamics import aba, frame_jacobian, integrate, minv
 from ..lcp import find_indices
 from ..model import Model
-from ..models.grasp import GRASP_PAIRS, GRIP_FORCE, MU, grasp_scene, grasp_start
+from ..models.grasp import CONTACT_GENERATIONS, GRASP_PAIRS, GRIP_FORCE, MU, grasp_scene, grasp_start
 from ..sim import SimulationError, Simulator
 
 DT = 0.01
@@ -63,6 +74,8 @@ PAPER_TABLE1 = {"coulomb_lemke": (10.9681, 2.1812), "noslip_qp_python": (1.9892,
                 "noslip_ppm": (1.6680, 0.3669)}
 """Drumwright 2015 Table I: mean and std of the run time (s) over ten trials, RPIsim (MATLAB), 10 steps."""
 PAPER_SIZES = {"contacts_per_pair": 12, "contacts": 36, "coulomb_lcp": 216, "noslip_lcp": 36}
+CONTACTS = ("rpisim", "corners")
+"""Contact generations run by :func:`reproduce_grasp` (the paper's first; see the module docstring)."""
 
 
 @dataclass
@@ -273,9 +286,10 @@ def summarize(variant: str, runs: list[Trial]) -> dict:
     return out
 
 
-def pair_counts(model: Model | None = None) -> dict:
-    """Contact points soadyn's box-box detection gives per touching pair at the start, and in all."""
-    model = grasp_scene() if model is None else model
+def pair_counts(model: Model | None = None, contacts: str = "corners") -> dict:
+    """Contacts per touching pair at the start, in all, and the LCP sizes, for ``model`` (default: the scene
+    with the contact generation ``contacts``)."""
+    model = grasp_scene(contacts=contacts) if model is None else model
     c = collide(model, model.data(), model.neutral_q())
     names = model.body_names
     per = {f"{a}-{b}": 0 for a, b in GRASP_PAIRS}
@@ -287,26 +301,34 @@ def pair_counts(model: Model | None = None) -> dict:
 
 
 def reproduce_grasp(out_dir="soadyn-out", trials: int = TRIALS, steps: int = STEPS, force: float = GRIP_FORCE,
-                    variants=None, echo=print) -> dict:
-    """Drumwright 2015 Table I on soadyn: every variant (default: :func:`available_variants`), ``trials``
-    runs of ``steps`` steps each. Writes ``drumwright-grasp.csv`` (one row per variant) and ``.json``
-    (rows, counts, the paper's values, the speed ratios) into ``out_dir``; returns the JSON content."""
+                    variants=None, contacts=CONTACTS, echo=print) -> dict:
+    """Drumwright 2015 Table I on soadyn: every variant (default: :func:`available_variants`) on the scene of
+    every contact generation in ``contacts`` (:data:`CONTACTS`), ``trials`` runs of ``steps`` steps each.
+    Writes ``drumwright-grasp.csv`` (one row per generation and variant) and ``.json`` (rows, counts, the
+    paper's values, the speed ratios per generation) into ``out_dir``; returns the JSON content."""
     variants = available_variants() if variants is None else tuple(variants)
-    model = grasp_scene()
-    rows = []
-    for v in variants:
-        rows.append(summarize(v, run_variant(v, trials, steps, force, model)))
-        echo(format_row(rows[-1]))
-    by = {r["variant"]: r for r in rows}
+    contacts = tuple(contacts)
+    for c in contacts:
+        if c not in CONTACT_GENERATIONS:
+            raise ValueError(f"contacts: expected a subset of {tuple(CONTACT_GENERATIONS)}, got {c!r}")
+    rows, ratios, counts = [], {}, {}
     pairs = [("coulomb_lemke", "noslip_ppm"), ("coulomb_lemke", "noslip_lemke"),
              ("noslip_qp_python", "noslip_ppm_python")]
-    ratios = {f"{a}/{b}": {"run": by[a]["mean_s"] / by[b]["mean_s"],
-                           "timed": by[a]["timed_mean_s"] / by[b]["timed_mean_s"], "paper": paper_ratio(a, b)}
-              for a, b in pairs if a in by and b in by}
+    for c in contacts:
+        model = grasp_scene(contacts=c)
+        counts[c] = pair_counts(model)
+        by = {}
+        for v in variants:
+            by[v] = dict(summarize(v, run_variant(v, trials, steps, force, model)), contacts=c)
+            rows.append(by[v])
+            echo(f"  [{c}] " + format_row(by[v]))
+        ratios[c] = {f"{a}/{b}": {"run": by[a]["mean_s"] / by[b]["mean_s"],
+                                  "timed": by[a]["timed_mean_s"] / by[b]["timed_mean_s"], "paper": paper_ratio(a, b)}
+                     for a, b in pairs if a in by and b in by}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / "drumwright-grasp"
-    header = ["variant", "label", "trials", "steps", "mean_s", "std_s", "timed_steps", "timed_mean_s",
+    header = ["contacts", "variant", "label", "trials", "steps", "mean_s", "std_s", "timed_steps", "timed_mean_s",
               "timed_std_s", "grasped_steps_min", "grasped_steps_max",
               "contacts_first_step", "contacts_min", "contacts_max", "lcp_size_first_step", "lcp_size_min",
               "lcp_size_max", "mean_pivots", "fallbacks", "paper_mean_s", "paper_std_s"]
@@ -315,7 +337,7 @@ def reproduce_grasp(out_dir="soadyn-out", trials: int = TRIALS, steps: int = STE
         w.writerow(header)
         w.writerows([[r[h] for h in header] for r in rows])
     result = {"table": "Drumwright 2015, Table I", "dt": DT, "steps": steps, "trials": trials, "n_f": N_F, "mu_c": MU,
-              "grip_force_N": force, "grasp_tolerance_m": GRASP_TOL, "counts": pair_counts(model),
+              "grip_force_N": force, "grasp_tolerance_m": GRASP_TOL, "counts": counts,
               "paper": {"sizes": PAPER_SIZES, "table1": PAPER_TABLE1, "speedup_noslip_over_coulomb": 5.5},
               "rows": rows, "speed_ratios": ratios,
               "files": {"table": f"{stem}.csv", "summary": f"{stem}.json"}}

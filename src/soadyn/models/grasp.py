@@ -9,7 +9,7 @@ from .. import joints as J
 from ..model import Model, ModelBuilder
 from ..spatial import Inertia, Transform
 
-__all__ = ["grasp_scene", "grasp_start", "GRASP_BODIES", "GRASP_PAIRS"]
+__all__ = ["grasp_scene", "grasp_start", "GRASP_BODIES", "GRASP_PAIRS", "CONTACT_GENERATIONS"]
 
 HALF_SIZE = 0.05
 """Half-extent of every box (m): four equal 10 cm cubes, as the equal boxes of Fig. 1."""
@@ -29,10 +29,12 @@ GRASP_BODIES = ("gripper_l", "gripper_r", "box_l", "box_r")
 """Bodies in index order; each carries one box geom of its own name."""
 GRASP_PAIRS = (("box_l", "gripper_l"), ("box_r", "box_l"), ("box_r", "gripper_r"))
 """The three touching pairs (Drumwright's 12 contact points each, 36 in all)."""
+CONTACT_GENERATIONS = {"corners": 4, "rpisim": 12}
+"""Contact generations of :func:`grasp_scene` -> contacts per touching pair at the start."""
 
 
 def grasp_scene(half_size: float = HALF_SIZE, box_mass: float = BOX_MASS, gripper_mass: float = GRIPPER_MASS,
-                mu: float = MU, margin: float = MARGIN) -> Model:
+                mu: float = MU, margin: float = MARGIN, contacts: str = "corners") -> Model:
     """Drumwright 2015 Fig. 1 along world x, gravity ``-z`` (9.81): ``gripper_l`` and ``gripper_r`` slide on
     prismatic joints ``slide_l``, ``slide_r`` (axis x) with their centres at ``x = -/+ 3 h``; the free boxes
     ``box_l``, ``box_r`` (free joints) sit between them at ``x = -/+ h`` (``h = half_size``), so at the
@@ -40,9 +42,16 @@ def grasp_scene(half_size: float = HALF_SIZE, box_mass: float = BOX_MASS, grippe
     box geoms of friction ``mu`` and margin ``margin``; no floor and no world geom. The two grippers do not
     collide with each other; the pairs box-far gripper are kept (they never meet while the grasp holds).
 
+    ``contacts``: how a touching pair of faces is turned into contacts (:data:`CONTACT_GENERATIONS`):
+    ``"corners"``, the face clipping's 4 corner points with the face normal (12 contacts in all);
+    ``"rpisim"``, the paper's simulator: each of the 4 corners with all three normals of the corner
+    (``corner_normals`` geoms; Sec. VII-A, footnote 3), 12 contacts per pair and 36 in all.
+
     The neutral configuration is the start; the free joints' positions are then the boxes' displacements
     from their start (``q[jnt_qadr + 2]`` the drop in height). Drive the grippers with
     :func:`grasp_start`'s joint forces."""
+    if contacts not in CONTACT_GENERATIONS:
+        raise ValueError(f"contacts: expected one of {tuple(CONTACT_GENERATIONS)}, got {contacts!r}")
     for name, x in (("half_size", half_size), ("box_mass", box_mass), ("gripper_mass", gripper_mass)):
         if not (isinstance(x, (int, float)) and np.isfinite(x) and x > 0):
             raise ValueError(f"{name}: expected a finite number > 0, got {x!r}")
@@ -57,7 +66,7 @@ def grasp_scene(half_size: float = HALF_SIZE, box_mass: float = BOX_MASS, grippe
                    Inertia.box(float(box_mass), side),
                    joint_name=f"{name}_free")
     for name in GRASP_BODIES:
-        b.add_geom(name, name, "box", (h, h, h), mu=mu, margin=margin)
+        b.add_geom(name, name, "box", (h, h, h), mu=mu, margin=margin, corner_normals=contacts == "rpisim")
     b.exclude_pair("gripper_l", "gripper_r")
     return b.finalize()
 
