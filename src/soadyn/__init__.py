@@ -18,6 +18,7 @@ from .model import Model, ModelBuilder, ModelError
 from .osim import SingularCompliance, operational_space_dynamics, osim, osim_inv
 from .spatial import Inertia, Transform
 from .sim import Simulator, Trajectory, energy
+from .sweeps import sweep
 
 __version__ = "0.1.0"
 
@@ -27,5 +28,5 @@ __all__ = [
     "rnea", "crba", "aba", "minv", "aba_batch", "rnea_batch", "integrate", "difference",
     "Simulator", "Trajectory", "energy",
     "osim_inv", "osim", "operational_space_dynamics", "SingularCompliance", "control", "loops", "embedding",
-    "lcp", "LCPError", "contact",
+    "lcp", "LCPError", "contact", "sweep",
 ]
