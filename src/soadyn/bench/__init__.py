@@ -22,6 +22,7 @@ TOPICS = {
     "loops": "soadyn.bench.loops",
     "drumwright": "soadyn.bench.drumwright",
     "contact": "soadyn.bench.contact",
+    "scenes": "soadyn.bench.scenes",
 }
 """topic name -> module."""
 
@@ -75,6 +76,7 @@ def machine_info() -> dict:
         "numba": numba.__version__,
         "pinocchio": _version("pinocchio"),
         "mujoco": _version("mujoco"),
+        "dartpy": _version("dartpy"),
     }
 
 
