@@ -90,6 +90,16 @@ def test_lcp_failure_is_recorded():
     assert good["status"] == "ok" and good["max_contacts"] == 0  # no contact, no LCP to fail
 
 
+def test_scene_factory_gives_model_and_start():
+    """A scene (model and start state) swept over a builder argument: each row starts from its scene."""
+    res = sd.sweep(model="ball_drop", grid={"model.height": [0.5, 1.0]}, duration=0.01, backend="serial",
+                   contact={})
+    for row in res.rows:
+        scene = sd.models.ball_drop(height=row["model.height"])
+        kinetic, potential = sd.energy(scene.model, scene.model.data(), *scene.start)
+        assert row["status"] == "ok" and row["energy_start"] == kinetic + potential
+
+
 def test_ray_equals_serial_and_writes_parquet(local_ray, serial, tmp_path):
     res = sd.sweep(backend="ray", out=tmp_path, plot="energy_drift", trajectories=True, **SPEC)
     assert comparable(res.rows) == comparable(serial.rows)

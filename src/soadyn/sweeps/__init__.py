@@ -125,7 +125,8 @@ def sweep(config=None, *, out=None, backend: str = "ray", address: str | None = 
 
     rows = parameter_table(spec)
     # a config error shows here, once, rather than as a failed row per rollout
-    initial_state(spec, build_model(spec, rows[0]), rows[0])
+    model, scene_start = build_model(spec, rows[0])
+    initial_state(spec, model, rows[0], scene_start)
     chunks = _chunks(rows, spec.rollouts_per_task)
     from tqdm.auto import tqdm
 

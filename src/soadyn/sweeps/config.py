@@ -60,11 +60,12 @@ class SweepSpec:
     starts from ``start`` (with the row's ``q0[i]``/``qd0[i]`` values) and runs ``duration`` seconds with step
     ``dt`` (``integrator``, ``contact``), holding the joint forces ``tau``.
 
-    ``model``: a function of :mod:`soadyn.models` by name (``"pendulum"``), an example-robot-data robot
-    (``"ur5"``), the path of a URDF (or, where supported, MJCF) file, or a Python callable returning a Model
-    (called with ``model_args`` and the row's ``model.*`` values). ``start``: None (the neutral
-    configuration, zero velocity), the name of a :mod:`soadyn.models` function ``(model) -> (q0, qd0)``
-    (``"pendulum_start"``), a callable of the same form, or ``{"q0": [...], "qd0": [...]}``.
+    ``model``: a function of :mod:`soadyn.models` by name (``"pendulum"``, or a scene such as
+    ``"ball_drop"``), an example-robot-data robot (``"ur5"``), the path of a URDF or MJCF (``.xml``) file, or
+    a Python callable returning a Model or a scene (called with ``model_args`` and the row's ``model.*``
+    values). ``start``: None (a scene's start state, else the neutral configuration at zero velocity), the
+    name of a :mod:`soadyn.models` function ``(model) -> (q0, qd0)`` (``"pendulum_start"``), a callable of
+    the same form, or ``{"q0": [...], "qd0": [...]}``.
     ``contact``: None or the keyword arguments of :class:`soadyn.contact.ContactSettings`.
     ``frames``: frames whose final world position and lowest and highest height are summarized.
     ``summary``: an optional callable ``(trajectory, model) -> {name: number}`` adding columns.

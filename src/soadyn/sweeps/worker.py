@@ -29,18 +29,23 @@ TIMING_COLUMNS = ("wall_time_s",)
 """Columns that measure the machine rather than the rollout (left out when comparing two runs of a sweep)."""
 
 
-def build_model(spec: SweepSpec, params: dict) -> Model:
-    """The model of one rollout: ``spec.model`` with ``spec.model_args`` and the ``model.*`` parameters."""
+def build_model(spec: SweepSpec, params: dict) -> tuple[Model, tuple | None]:
+    """The model of one rollout: ``spec.model`` with ``spec.model_args`` and the ``model.*`` parameters, and
+    the start state ``(q0, qd0)`` that comes with it when the factory returns a scene (an object with
+    ``model`` and ``start``, such as :func:`soadyn.models.ball_drop`), else None."""
     kwargs = dict(spec.model_args)
     kwargs.update({parse_target(k)[1]: v for k, v in params.items() if parse_target(k)[0] == "model"})
     source = spec.model
     if callable(source):
-        model = source(**kwargs)
+        built = source(**kwargs)
     else:
-        model = _model_from_name(str(source), kwargs, spec.floating_base)
-    if not isinstance(model, Model):
-        raise ValueError(f"model: {source!r} returned {type(model).__name__}, not a soadyn.Model")
-    return model
+        built = _model_from_name(str(source), kwargs, spec.floating_base)
+    start = None
+    if not isinstance(built, Model) and isinstance(getattr(built, "model", None), Model) and hasattr(built, "start"):
+        built, start = built.model, built.start
+    if not isinstance(built, Model):
+        raise ValueError(f"model: {source!r} returned {type(built).__name__}, not a soadyn.Model or a scene")
+    return built, start
 
 
 def _model_from_name(source: str, kwargs: dict, floating_base: bool) -> Model:
@@ -66,10 +71,14 @@ def _model_from_name(source: str, kwargs: dict, floating_base: bool) -> Model:
                      f"an example-robot-data robot {sorted(ROBOTS)}, a .urdf or .xml file, or a callable")
 
 
-def initial_state(spec: SweepSpec, model: Model, params: dict) -> tuple[np.ndarray, np.ndarray]:
-    """``(q0, qd0)`` of one rollout: ``spec.start`` with the row's ``q0[i]``/``qd0[i]`` values."""
+def initial_state(spec: SweepSpec, model: Model, params: dict, scene_start: tuple | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(q0, qd0)`` of one rollout: ``spec.start`` (None: the scene's start if the model came from a scene,
+    else the neutral configuration at rest) with the row's ``q0[i]``/``qd0[i]`` values."""
     start = spec.start
-    if start is None:
+    if start is None and scene_start is not None:
+        q0, qd0 = (np.array(x, dtype=np.float64) for x in scene_start)
+    elif start is None:
         q0, qd0 = model.neutral_q(), np.zeros(model.nv)
     elif isinstance(start, dict):
         unknown = set(start) - {"q0", "qd0"}
@@ -152,8 +161,8 @@ def run_rollout(spec: SweepSpec, index: int, params: dict, models: dict, keep: b
         key = repr(sorted((k, v) for k, v in params.items() if k.startswith("model.")))
         if key not in models:
             models[key] = build_model(spec, params)
-        model = models[key]
-        q0, qd0 = initial_state(spec, model, params)
+        model, scene_start = models[key]
+        q0, qd0 = initial_state(spec, model, params, scene_start)
         dt, duration, contact, tau_entries = _settings(spec, params)
         tau = np.zeros(model.nv)
         for k, v in tau_entries.items():
