@@ -1,4 +1,4 @@
-"""Named tolerances and the one assertion helper of the test suite (DESIGN section 6)."""
+"""Named tolerances and the one assertion helper of the test suite (docs/architecture.md, Tests)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The numba cache location, keyed by a hash of the kernel sources (DESIGN section 4): numba's own cache
+"""The numba cache location, keyed by a hash of the kernel sources (docs/architecture.md, Kernels): numba's own cache
 does not notice an edited helper in another file, so every change to ``_kernels/`` gets a fresh folder."""
 
 from __future__ import annotations

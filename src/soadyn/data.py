@@ -1,6 +1,6 @@
 """Data: every workspace and output array of the algorithms for one model, allocated once
-(DESIGN section 2). One Data per thread. Public functions return views into these arrays, overwritten by
-the next call of the same stage.
+(docs/architecture.md, Model and Data). One Data per thread. Public functions return views into these
+arrays, overwritten by the next call of the same stage.
 """
 
 from __future__ import annotations

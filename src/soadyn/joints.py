@@ -1,4 +1,4 @@
-"""Joint types and their Python-side description (DESIGN section 1).
+"""Joint types and their Python-side description (docs/architecture.md, Conventions).
 
 A joint connects a predecessor frame (fixed in the parent body, placed by ``X_tree``) to the successor
 (child body) frame, which coincide at the neutral configuration. Each type has an integer code used by the

@@ -1,5 +1,5 @@
 """Model building: :class:`ModelBuilder` collects bodies, joints, inertias and frames; ``finalize()``
-produces the immutable :class:`Model` (DESIGN section 2).
+produces the immutable :class:`Model` (docs/architecture.md, Model and Data).
 
 Topology: bodies ``0..nb-1`` in depth-first preorder, so ``body_parent[i] < i`` and the subtree of body
 ``i`` is the contiguous range ``i .. body_subtree_end[i] - 1`` (its dofs are ``jnt_vadr[i] ..
@@ -277,7 +277,7 @@ class Model:
 
     @functools.cached_property
     def gravity_accel(self) -> np.ndarray:
-        """The fictitious base spatial acceleration ``a_0 = [0; -g]`` (DESIGN section 1)."""
+        """The fictitious base spatial acceleration ``a_0 = [0; -g]`` (docs/architecture.md, Conventions)."""
         return _readonly(np.r_[0.0, 0.0, 0.0, -self.gravity], np.float64)
 
     def summary(self) -> str:

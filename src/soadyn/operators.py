@@ -17,8 +17,8 @@ for studying the structure of a model, not for speed.
 Convention (soadyn, not Jain's numbering)
 -----------------------------------------
 Jain numbers the links from the tips to the base, so that his ``phi`` is block lower triangular. soadyn
-numbers the bodies ``0 .. nb-1`` from the base with ``parent[i] < i`` (DESIGN section 1). The operators here
-keep Jain's *meaning* and the formulas above verbatim, with ``A* = A.T``:
+numbers the bodies ``0 .. nb-1`` from the base with ``parent[i] < i`` (docs/architecture.md, Conventions).
+The operators here keep Jain's *meaning* and the formulas above verbatim, with ``A* = A.T``:
 
 - ``phi(j, i)`` is the force transform from body ``i`` to body ``j`` when ``j`` is ``i`` or an ancestor of
   ``i``: ``phi(j, i) = (^iX_j)^T`` (so ``phi(i, i) = 1``), and zero otherwise. In soadyn's numbering

@@ -1,5 +1,5 @@
 """Simulation: :class:`Simulator` steps a model in time, :class:`Trajectory` records a run (save, load,
-plot) and :func:`energy` evaluates kinetic and potential energy (DESIGN sections 4-5).
+plot) and :func:`energy` evaluates kinetic and potential energy (docs/architecture.md: Kernels, Public API).
 
 A step is one kernel call; :meth:`Simulator.rollout` runs all steps of a run in one kernel call, or in a
 few chunks (one call each) behind a progress bar when the run is long. Models with loop constraints

@@ -1,6 +1,6 @@
 """Python-level spatial algebra: transforms, inertias, cross products and quaternions.
 
-Conventions (DESIGN section 1): spatial motion vectors are ``[w; v]`` and force vectors ``[n; f]``
+Conventions (docs/architecture.md, Conventions): spatial motion vectors are ``[w; v]`` and force vectors ``[n; f]``
 (angular first, Featherstone RBDA ch. 2). A Pluecker motion transform from frame A to frame B is stored
 compactly as ``(E, r)``: ``E`` rotates A-coordinates into B-coordinates and ``r`` is the origin of B
 expressed in A, so that ``X = [[E, 0], [-E r~, E]]`` (RBDA Eq. 2.24). Quaternions are scalar-last

@@ -1,6 +1,6 @@
 """Map soadyn coordinates to Pinocchio's, joint by joint, matched by name.
 
-Conventions (Pinocchio docs, ``multibody/joint/*.hpp``; soadyn DESIGN section 1):
+Conventions (Pinocchio docs, ``multibody/joint/*.hpp``; soadyn's docs/architecture.md, Conventions):
 
 * free flyer: both use ``q = [p; quat xyzw]``; Pinocchio's velocity is ``[v; w]`` (local), soadyn's
   ``[w; v]`` (local);

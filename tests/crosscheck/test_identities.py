@@ -1,4 +1,4 @@
-"""Algorithm against algorithm over random ``auto_tree`` models with every joint type (DESIGN section 6):
+"""Algorithm against algorithm over random ``auto_tree`` models with every joint type (docs/architecture.md, Tests):
 RNEA/ABA/CRBA/M^-1 consistency, kernels against the dense references of ``tests/reference/dense.py``,
 batches against loops, frame Jacobians, velocities and bias accelerations against finite differences,
 external forces against Jacobian transposes, energies against the mass matrix and gravity torques."""
@@ -324,8 +324,8 @@ def test_energies(case):
 def test_kernels_are_cached_under_the_kernel_source_hash():
     """The cross-checks above are only meaningful if the kernels run their current sources. numba's own
     cache checks only a kernel's own file, so a cached ``tree.crba`` keeps an old inlined helper from
-    ``_kernels/joints.py`` after that file changes; DESIGN section 4 therefore keys the test cache by a hash
-    of ``_kernels/`` (``configure_cache`` in ``tests/conftest.py``). The dispatchers must actually cache
+    ``_kernels/joints.py`` after that file changes; docs/architecture.md (Kernels) therefore keys the test
+    cache by a hash of ``_kernels/`` (``configure_cache`` in ``tests/conftest.py``). The dispatchers must actually cache
     there, not in ``__pycache__`` next to the sources."""
     import os
 

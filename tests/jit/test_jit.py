@@ -1,4 +1,4 @@
-"""Compilation discipline of the numba kernels (DESIGN section 4).
+"""Compilation discipline of the numba kernels (docs/architecture.md, Kernels).
 
 * importing soadyn (every module of it) compiles nothing and writes no cache file;
 * after the public API has run on two different models, with well-formed and with awkward inputs

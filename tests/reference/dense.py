@@ -1,4 +1,4 @@
-"""Slow, obviously-correct dense reference implementations (DESIGN section 6).
+"""Slow, obviously-correct dense reference implementations (docs/architecture.md, Tests).
 
 Everything here is written directly from the textbook equations with 6x6 NumPy matrices, independent of
 the kernels and of :mod:`soadyn.spatial`: joint poses come from first principles (axis-angle and
@@ -6,10 +6,10 @@ quaternion rotations through :class:`scipy.spatial.transform.Rotation`), body tr
 Pluecker matrices, and the dynamics are Featherstone's tables evaluated with full matrices. Only the
 model's raw arrays (topology, tree placements, inertias, joint types, axes, pitches, frames) are read.
 
-Conventions (DESIGN section 1): spatial vectors are angular first, ``[w; v]`` and ``[n; f]``; the motion
-transform from frame A to frame B is ``X = [[E, 0], [-E r~, E]]`` with ``E`` mapping A-coordinates to
-B-coordinates and ``r`` the origin of B in A (Featherstone, RBDA Eq. 2.24); quaternions are scalar-last
-``[x, y, z, w]`` (also SciPy's order).
+Conventions (docs/architecture.md, Conventions): spatial vectors are angular first, ``[w; v]`` and
+``[n; f]``; the motion transform from frame A to frame B is ``X = [[E, 0], [-E r~, E]]`` with ``E``
+mapping A-coordinates to B-coordinates and ``r`` the origin of B in A (Featherstone, RBDA Eq. 2.24);
+quaternions are scalar-last ``[x, y, z, w]`` (also SciPy's order).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """ModelBuilder and Model: topology checks, fixed-joint merging, depth-first ordering, configurations
-and name lookups (DESIGN sections 1-2)."""
+and name lookups (docs/architecture.md: Conventions, Model and Data)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Bad input to every public function of :mod:`soadyn.dynamics` raises ``ValueError`` naming the argument
-(DESIGN section 5: "Never a silently wrong answer"): wrong shapes, wrong dtypes (strings, complex,
+(docs/architecture.md, Public API: "Never a silently wrong answer"): wrong shapes, wrong dtypes (strings, complex,
 objects), NaN/inf entries, non-unit quaternions, unknown frames and references, Data of another model."""
 
 from __future__ import annotations

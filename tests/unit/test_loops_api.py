@@ -1,5 +1,5 @@
 """Closed-chain API: loop declarations that cannot work, bad states, impossible assemblies and the input
-checks of the mechanisms and the fully augmented model (DESIGN section 5: errors name the culprit)."""
+checks of the mechanisms and the fully augmented model (docs/architecture.md, Public API: errors name the culprit)."""
 
 from __future__ import annotations
 

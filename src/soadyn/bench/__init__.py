@@ -1,4 +1,4 @@
-"""Benchmarks run by ``soadyn bench <topic>`` (DESIGN section 7): ratios against the peer a user would
+"""Benchmarks run by ``soadyn bench <topic>`` (docs/architecture.md, Benchmarks): ratios against the peer a user would
 pick instead, measured side by side in one process, median over many calls after warm-up, with the
 min-max spread. Absolute times are context only. How to run them: ``benchmarks/README.md``.
 

@@ -1,4 +1,4 @@
-"""Per-call timing: median over many samples after warm-up, with the min-max spread (DESIGN section 7).
+"""Per-call timing: median over many samples after warm-up, with the min-max spread (docs/architecture.md, Benchmarks).
 
 A sample is ``number`` back-to-back calls timed with ``time.perf_counter`` and divided by ``number``;
 ``number`` is calibrated so that one sample lasts at least ``sample_s`` (this keeps the timer's own

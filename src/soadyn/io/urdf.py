@@ -1,4 +1,4 @@
-"""URDF loading through the maintained parser ``yourdfpy`` (DESIGN section 3).
+"""URDF loading through the maintained parser ``yourdfpy`` (docs/architecture.md, Layout).
 
 Mapping (URDF specification, http://wiki.ros.org/urdf/XML; Pinocchio's ``parsers/urdf`` makes the same
 choices):
