@@ -86,6 +86,9 @@ def fully_augmented(model: Model) -> Model:
     b = ModelBuilder(f"{model.name}_fa", gravity=model.gravity)
     taken = set(model.frame_names) | set(model.body_names) | {"world"}
     for i, name in enumerate(model.body_names):  # body names are unique, hence so are "<body>_free"
+        if np.linalg.eigvalsh(model.body_I[i]).min() <= 1e-12 * max(1.0, np.abs(model.body_I[i]).max()):
+            raise ModelError(f"fully augmented model of {model.name!r}: body {name!r} has no inertia of its own "
+                             "(as a free body its mass matrix would be singular)")
         b.add_body(name, "world", J.Free(), None, Inertia.from_matrix(model.body_I[i]), joint_name=f"{name}_free")
     # every frame of the tree model on the same body (the body frames come with add_body)
     body_set = set(model.body_names)

@@ -96,9 +96,25 @@ def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ex
                                      f"(tolerance {_kj.QUAT_NORM_TOL}, normalized on use)")
         raise ValueError(f"{names[0]}: a quaternion is not of unit norm")
     if code == _kj.SINGULAR:
-        raise ValueError(f"mass matrix is singular: articulated inertia of joint {model.jnt_names[body]!r} "
-                         f"(body {model.body_names[body]!r}) is not positive definite along its axes")
+        raise ValueError(f"mass matrix is singular: joint {model.jnt_names[body]!r} (body {model.body_names[body]!r}) "
+                         "moves a subtree without inertia along one of its axes (its articulated inertia is not "
+                         "positive definite there)")
     raise RuntimeError(f"kernel status {st}")
+
+
+def coupled(model) -> bool:
+    """True for a model with coupled coordinates (:class:`soadyn.mimic.MimicModel`): the public functions
+    hand it its own computation (through its tree model)."""
+    return not isinstance(model, Model) and hasattr(model, "coupled_call")
+
+
+def finite_result(x: np.ndarray, what: str) -> np.ndarray:
+    """``x`` if every entry is finite; else ``ValueError``: finite inputs so large that the result
+    overflows (e.g. ``qd = 1e155``, whose squares exceed the float64 range) must not pass as an answer."""
+    if not np.isfinite(x).all():
+        raise ValueError(f"{what}: the result is not finite although the inputs are: they are too large for "
+                         "float64 arithmetic (velocity products overflow)")
+    return x
 
 
 def _check_data(model: Model, data: Data) -> None:
@@ -126,6 +142,8 @@ def copy_state(model: Model, data: Data, q, qd=None) -> None:
 def fk(model: Model, data: Data, q, qd=None):
     """Forward kinematics: fills ``data.X_E/X_r`` (``^iX_parent``), ``data.oR/op`` (world poses) and
     ``data.v`` (body-frame spatial velocities). Returns ``(data.oR, data.op)``."""
+    if coupled(model):
+        return model.coupled_call("fk", data, q, qd)
     copy_state(model, data, q, qd)
     st = _kf.fk(*model._tree, data.q, data.qd, data.X_E, data.X_r, data.S, data.c,
                 data.vJ, data.oR, data.op, data.v)
@@ -135,6 +153,8 @@ def fk(model: Model, data: Data, q, qd=None):
 
 def frame_pose(model: Model, data: Data, q, frame) -> np.ndarray:
     """World pose of ``frame`` (name or index) as a 4x4 homogeneous matrix (a new array)."""
+    if coupled(model):
+        return model.coupled_call("frame_pose", data, q, frame)
     f = model.frame_id(frame)
     fk(model, data, q)
     b = model.frame_body[f]
@@ -150,6 +170,8 @@ def frame_pose(model: Model, data: Data, q, frame) -> np.ndarray:
 def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local") -> np.ndarray:
     """Frame Jacobian (6, nv) with ``[w; v] = J qd`` the frame's spatial velocity at its origin, in frame
     coordinates (``reference="local"``) or world-aligned axes (``"world_aligned"``). Returns ``data.J``."""
+    if coupled(model):
+        return model.coupled_call("frame_jacobian", data, q, frame, reference)
     _check_data(model, data)
     local = _reference(reference)
     f = model.frame_id(frame)
@@ -178,6 +200,8 @@ def _frame_motion(model: Model, data: Data, q, qd, frame) -> None:
 
 def frame_velocity(model: Model, data: Data, q, qd, frame, reference: str = "local") -> np.ndarray:
     """Spatial velocity ``[w; v]`` of the frame (at its origin) in frame or world-aligned axes: ``J qd``."""
+    if coupled(model):
+        return model.coupled_call("frame_velocity", data, q, qd, frame, reference)
     local = _reference(reference)
     _frame_motion(model, data, q, qd, frame)
     if local:
@@ -191,6 +215,8 @@ def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: s
     Eq. 26-28): the frame acceleration at ``qdd = 0`` without gravity. ``"local"``: the spatial
     acceleration in frame coordinates; ``"world_aligned"``: the classical acceleration ``[wdot; pddot]``
     of the frame origin in world axes. Returns a new (6,) array."""
+    if coupled(model):
+        return model.coupled_call("frame_bias_acceleration", data, q, qd, frame, reference)
     local = _reference(reference)
     _frame_motion(model, data, q, qd, frame)
     h = data.frame_h
@@ -205,6 +231,8 @@ def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: s
 def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     """Inverse dynamics by the recursive Newton-Euler algorithm (RBDA Table 5.1):
     ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_i J_i^T f_ext_i``. Returns ``data.tau`` (nv,)."""
+    if coupled(model):
+        return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
     _check_data(model, data)
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
@@ -213,12 +241,14 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     st = _kt.rnea(*model._tree, data.q, data.qd, data.qdd_in, fext, model.gravity_accel,
                   data.X_E, data.X_r, data.S, data.v, data.c, data.a, data.f, data.tau)
     check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
-    return data.tau
+    return finite_result(data.tau, "rnea")
 
 
 def crba(model: Model, data: Data, q) -> np.ndarray:
     """Joint-space inertia matrix ``M(q)`` by the composite-rigid-body algorithm (RBDA Table 6.2).
     Returns ``data.M`` (nv, nv)."""
+    if coupled(model):
+        return model.coupled_call("crba", data, q)
     _check_data(model, data)
     copy_in(q, data.q, "q")
     st = _kt.crba(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS,
@@ -230,6 +260,8 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
 def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     """Forward dynamics by the O(N) articulated-body algorithm (RBDA Table 7.1):
     ``qdd = M^-1 (tau - C qd - g + sum_i J_i^T f_ext_i)``. Returns ``data.qdd`` (nv,)."""
+    if coupled(model):
+        return model.coupled_call("aba", data, q, qd, tau, f_ext)
     _check_data(model, data)
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
@@ -239,12 +271,14 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
                  data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U,
                  data.D, data.Dinv, data.u, data.a, data.qdd)
     check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
-    return data.qdd
+    return finite_result(data.qdd, "aba")
 
 
 def minv(model: Model, data: Data, q) -> np.ndarray:
     """``M(q)^-1`` in O(N^2) by the articulated-body factorization (Jain 2014 Eq. 59), never inverting a
     dense matrix. Returns ``data.Minv`` (nv, nv)."""
+    if coupled(model):
+        return model.coupled_call("minv", data, q)
     _check_data(model, data)
     copy_in(q, data.q, "q")
     st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.X_E, data.X_r,
@@ -284,28 +318,34 @@ def _batch_status(model: Model, status: np.ndarray, Q, names) -> None:
 def aba_batch(model: Model, Q, QD, TAU) -> np.ndarray:
     """ABA for K states at once (rows of ``Q`` (K, nq), ``QD``, ``TAU`` (K, nv)), in parallel over
     threads in one kernel call. Returns a new (K, nv) array."""
+    if coupled(model):
+        return model.coupled_call("aba_batch", Q, QD, TAU)
     Q, QD, TAU, K, nchunks = _batch_inputs(model, Q, QD, TAU, "TAU")
     QDD = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
     _kt.aba_batch(*model._tree, Q, QD, TAU, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, QDD, status)
     _batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
-    return QDD
+    return finite_result(QDD, "aba_batch")
 
 
 def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
     """RNEA for K states at once, in parallel. Returns a new (K, nv) array."""
+    if coupled(model):
+        return model.coupled_call("rnea_batch", Q, QD, QDD)
     Q, QD, QDD, K, nchunks = _batch_inputs(model, Q, QD, QDD, "QDD")
     TAU = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
     _kt.rnea_batch(*model._tree, Q, QD, QDD, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, TAU, status)
     _batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
-    return TAU
+    return finite_result(TAU, "rnea_batch")
 
 
 # ----------------------------------------------------------------------------------- configuration space
 def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
     """``q (+) v dt``: each joint moved along the group exponential of its constant velocity (SE(3) for
     free joints, SO(3) for spherical, SE(2) for planar, addition otherwise). Returns a new (nq,) array."""
+    if coupled(model):
+        return model.coupled_call("integrate", q, v, dt)
     q = _valid_q(model, q, "q")
     v = kernel_array(v, (model.nv,), "v")
     if not np.all(np.isfinite(v)):
@@ -322,6 +362,8 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
 
 def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity ``v`` with ``integrate(model, q0, v) == q1`` (per-joint group logarithm)."""
+    if coupled(model):
+        return model.coupled_call("difference", q0, q1)
     q0 = _valid_q(model, q0, "q0")
     q1 = _valid_q(model, q1, "q1")
     if model.is_vector_space:

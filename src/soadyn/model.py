@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from .spatial import Inertia, Transform
 if TYPE_CHECKING:
     from .data import Data
 
-__all__ = ["ModelBuilder", "Model", "ModelError"]
+__all__ = ["ModelBuilder", "Model", "ModelError", "singular_mass_joints"]
 
 WORLD = "world"
 
@@ -168,12 +169,15 @@ class Model:
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: str | None = None) -> "Model":
-        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`; ``<mimic>`` joints load as independent
-        joints with a warning, silently with ``mimic="independent"``, or raise with ``mimic="error"``)."""
+    def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: bool | str | None = None,
+                  strict: bool = False) -> "Model":
+        """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`): ``mimic=True`` gives a
+        :class:`soadyn.mimic.MimicModel` whose mimic joints follow their primaries exactly; otherwise
+        ``<mimic>`` joints load as independent joints with a warning, silently with ``mimic="independent"``,
+        or raise with ``mimic="error"``. ``strict=True`` refuses non-physical inertias instead of repairing them."""
         from .io.urdf import load_urdf
 
-        return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic)
+        return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic, strict=strict)
 
     @staticmethod
     def from_mjcf(path, unsupported: str = "error", name: str | None = None) -> "Model":
@@ -518,7 +522,11 @@ class ModelBuilder:
         if len(set(model.jnt_names)) != nb:
             dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})
             raise ModelError(f"duplicate joint names {dup}")
-        _check_mass(model)
+        massless = singular_mass_joints(model)
+        if massless:
+            warnings.warn(f"{model.name}: joint {massless[0]!r} moves a subtree without inertia along one of its axes, "
+                          "so the mass matrix is singular: kinematics, rnea and crba work, aba, minv and simulation "
+                          f"raise ValueError naming the joint (all such joints: {massless})", UserWarning, stacklevel=2)
         if self._springs:
             model = _with_springs(model, self._springs, {b.joint_name: b.joint.type for b in self._bodies})
         if self._loops:
@@ -560,19 +568,21 @@ def _depth_first(children: dict[str, list[str]]) -> list[str]:
     return order
 
 
-def _check_mass(model: Model) -> None:
-    """Reject models whose mass matrix is singular at the neutral configuration because a subtree
-    carries no inertia along one of its joint's motion directions (e.g. a massless leaf body)."""
+def singular_mass_joints(model: Model) -> list[str]:
+    """Joints that move a subtree carrying no inertia along one of their axes (e.g. a massless leaf body,
+    or a point mass on its own revolute axis), tested at the neutral configuration: the mass matrix of
+    such a model is singular. Pinocchio loads these models and its ABA returns NaN; soadyn loads them
+    (``finalize`` warns) and :func:`soadyn.aba`/:func:`soadyn.minv` raise ``ValueError`` naming the joint."""
     Ic = model.body_I.copy()
     for i in range(model.nb - 1, -1, -1):
         p = model.body_parent[i]
         if p >= 0:
             X = Transform(model.body_Xtree_E[i], model.body_Xtree_r[i]).matrix()
             Ic[p] += X.T @ Ic[i] @ X
+    out = []
     for i in range(model.nb):
         S = model.dof_S[model.jnt_vadr[i]:model.jnt_vadr[i] + model.jnt_nv[i]].T
         d = np.linalg.eigvalsh(S.T @ Ic[i] @ S)
         if d.min() <= 1e-12 * max(1.0, d.max()):
-            raise ModelError(
-                f"joint {model.jnt_names[i]!r} (body {model.body_names[i]!r}) moves a subtree without "
-                "inertia along one of its axes: the mass matrix is singular (give the bodies mass/inertia)")
+            out.append(model.jnt_names[i])
+    return out

@@ -16,7 +16,7 @@ import scipy.linalg
 
 from ._kernels import osim as _ko
 from .data import Data
-from .dynamics import _check_data, _reference, check_status, copy_in, frame_bias_acceleration, frame_jacobian, minv, rnea
+from .dynamics import _check_data, _reference, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, minv, rnea
 from .model import Model
 
 __all__ = ["NodeSet", "node_set", "osim_inv", "osim", "OSDynamics", "operational_space_dynamics",
@@ -128,6 +128,8 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     ``method="jain"``: the Upsilon/Omega recursion over the node tree, O(N + n_c^2) (Jain 2014 Eqs.
     64-69); ``"chang_khatib"``: the per-pair path walks of Chang-Khatib 2000 Table 1, O(N n_c^2), kept as an
     independent implementation for cross-checking."""
+    if coupled(model):
+        return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
     _check_data(model, data)
     local = _reference(reference)
     if method not in METHODS:

@@ -142,8 +142,10 @@ def _toy_urdf(seed: int) -> str:
         return " ".join(repr(float(x)) for x in rng.uniform(lo, hi, 3))
 
     def link(name):
-        A = rng.normal(size=(3, 3))
-        Ic = (A @ A.T * 0.05 + 0.02 * np.eye(3)).tolist()
+        # a physical inertia (a solid box; the inertial frame's rpy rotates it): with non-physical ones
+        # soadyn would repair what Pinocchio keeps
+        a, b, c = rng.uniform(0.1, 1.0, 3)
+        Ic = (np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) / 12.0).tolist()
         return (f'<link name="{name}"><inertial><origin xyz="{vec(-0.2, 0.2)}" rpy="{vec(-2, 2)}"/>'
                 f'<mass value="{float(rng.uniform(0.5, 2))!r}"/><inertia ixx="{Ic[0][0]!r}" ixy="{Ic[0][1]!r}" '
                 f'ixz="{Ic[0][2]!r}" iyy="{Ic[1][1]!r}" iyz="{Ic[1][2]!r}" izz="{Ic[2][2]!r}"/></inertial></link>')

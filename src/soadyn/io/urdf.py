@@ -15,12 +15,28 @@ choices):
   ``<inertial>`` carry no inertia;
 * the root link is attached to ``"world"`` by a ``Fixed`` joint, or by a ``Free`` joint named
   ``"root_joint"`` when ``floating_base=True`` (Pinocchio's ``JointModelFreeFlyer`` root). A root link
-  literally named ``"world"`` is identified with soadyn's world.
+  literally named ``"world"`` is identified with soadyn's world; with ``floating_base=True`` it floats
+  instead, as in Pinocchio, as a body named ``"world_link"`` (soadyn's ``"world"`` is the ground).
 
-Mimic joints are not enforced as constraints: by default a moving joint with ``<mimic>`` is loaded as an
-ordinary independent joint (what Pinocchio's ``buildModelFromUrdf`` does) and a ``UserWarning`` names it;
-``mimic="independent"`` does the same silently, ``mimic="error"`` rejects it. On a fixed joint, where it couples
-nothing, ``<mimic>`` is ignored. Malformed
+Non-physical ``<inertial>`` data (common in shipped URDFs: placeholder inertias of sensor links) loads with
+one ``UserWarning`` naming each link and its defect, repaired by these rules, applied to the principal
+moments ``d`` of the inertia tensor about the centre of mass (the principal axes are kept):
+
+* negative mass: the link's ``<inertial>`` is dropped (the link carries no inertia);
+* ``Ic`` not positive semi-definite (a principal moment below ``-1e-12 max(1, max|d|)``): negative moments
+  are set to 0;
+* triangle inequality violated (``d_i + d_j < d_k (1 - 1e-9)``, impossible for any mass distribution): the
+  three moments are replaced by their mean, MuJoCo's ``balanceinertia`` rule (the trace is kept).
+
+``strict=True`` refuses such a file instead (``ModelError`` naming the links and defects). Pinocchio
+loads these inertias unchanged.
+
+Mimic joints: ``mimic=True`` (Pinocchio 4's keyword) returns a :class:`soadyn.mimic.MimicModel` whose
+coordinates are the independent joints', each ``<mimic>`` joint following its primary exactly
+(``q = multiplier * q_primary + offset``). Otherwise the coupling is not enforced: by default a moving joint
+with ``<mimic>`` is loaded as an ordinary independent joint (what Pinocchio's ``buildModelFromUrdf`` does
+without ``mimic=True``) and a ``UserWarning`` names it; ``mimic="independent"`` does the same silently,
+``mimic="error"`` rejects it. On a fixed joint, where it couples nothing, ``<mimic>`` is ignored. Malformed
 files raise :class:`~soadyn.model.ModelError` (a ``ValueError``) naming the file and the element.
 """
 
@@ -41,8 +57,15 @@ from ..spatial import Inertia, Transform
 __all__ = ["load_urdf", "load_urdf_string", "JOINT_TYPES"]
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
-MIMIC_MODES = ("error", "independent")
+MIMIC_MODES = (True, "error", "independent")
 ROOT_JOINT = "root_joint"
+FLOATING_WORLD_LINK = "world_link"
+"""Body name of a root link named ``"world"`` loaded with ``floating_base=True``."""
+NEGATIVE_MOMENT_TOL = 1e-12
+"""A principal moment below ``-NEGATIVE_MOMENT_TOL * max(1, max|d|)`` makes ``Ic`` not positive semi-definite
+(the test of :class:`soadyn.spatial.Inertia`)."""
+TRIANGLE_TOL = 1e-9
+"""Relative slack of the triangle inequality ``d_i + d_j >= d_k (1 - TRIANGLE_TOL)`` on principal moments."""
 
 # numeric attributes checked before parsing: element tag -> {attribute: number count}
 _NUMERIC = {
@@ -55,35 +78,37 @@ _NUMERIC = {
 }
 
 
-def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mimic: str | None = None) -> Model:
+def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mimic: str | None = None,
+              strict: bool = False) -> Model:
     """Load the URDF file ``path`` into a :class:`Model` (see the module docstring for the mapping).
 
     ``floating_base``: attach the root link by a ``Free`` joint named ``"root_joint"`` instead of
-    fixing it to the world. ``name``: model name (default: the URDF robot name). ``mimic``:
-    ``"independent"`` loads ``<mimic>`` joints as independent joints, ``"error"`` rejects them; the default
-    (None) loads them as independent joints with a warning naming them.
+    fixing it to the world. ``name``: model name (default: the URDF robot name). ``mimic``: True returns a
+    :class:`soadyn.mimic.MimicModel` (mimic joints follow their primaries exactly); ``"independent"`` loads ``<mimic>`` joints as independent joints, ``"error"`` rejects them; the default
+    (None) loads them as independent joints with a warning naming them. ``strict``: refuse non-physical
+    inertias instead of repairing them (see the module docstring).
     Raises ``FileNotFoundError`` for a missing file and ``ModelError`` naming the file and element for
     malformed or unsupported content.
     """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"URDF file not found: {str(path)!r}")
-    return _load(p.read_bytes(), str(p), floating_base, name, mimic)
+    return _load(p.read_bytes(), str(p), floating_base, name, mimic, strict)
 
 
 def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | None = None, *,
-                     mimic: str | None = None, source: str = "<urdf string>") -> Model:
+                     mimic: str | None = None, strict: bool = False, source: str = "<urdf string>") -> Model:
     """Load a URDF given as an XML string; ``source`` names it in error messages. Otherwise as
     :func:`load_urdf`."""
     data = xml.encode("utf-8") if isinstance(xml, str) else bytes(xml)
-    return _load(data, source, floating_base, name, mimic)
+    return _load(data, source, floating_base, name, mimic, strict)
 
 
 # ----------------------------------------------------------------------------------------------- loading
-def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic: str) -> Model:
+def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic: str, strict: bool) -> Model:
     import yourdfpy
 
-    if mimic is not None and mimic not in MIMIC_MODES:
+    if mimic is not None and not any(mimic is m or (isinstance(m, str) and mimic == m) for m in MIMIC_MODES):
         raise ValueError(f"mimic: expected one of {MIMIC_MODES}, got {mimic!r}")
     _check_xml(data, source)
     try:
@@ -94,19 +119,32 @@ def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic
     robot = urdf.robot
     root = _check_tree(robot, source, mimic)
 
-    links = {link.name: link for link in robot.links}
+    defects: list[str] = []
+    inertias = {link.name: _inertia(link, source, defects) for link in robot.links}
+    if defects:
+        if strict:
+            raise ModelError(f"{source}: non-physical <inertial> (strict=True): {'; '.join(defects)}")
+        warnings.warn(f"{source}: non-physical <inertial> repaired (strict=True refuses): {'; '.join(defects)}",
+                      UserWarning, stacklevel=4)
+    # a root link named "world" is the ground, unless it floats (then it is renamed)
+    body = {root: FLOATING_WORLD_LINK} if root == WORLD and floating_base else {}
     builder = ModelBuilder(name or robot.name or Path(source).stem)
     try:
-        if root == WORLD:
-            if floating_base:
-                raise ModelError(f"{source}: the root link is named 'world', it cannot be a floating base")
-        else:
-            builder.add_body(root, WORLD, J.Free() if floating_base else J.Fixed(),
-                             inertia=_inertia(links[root], source), joint_name=ROOT_JOINT)
+        if body or root != WORLD:
+            builder.add_body(body.get(root, root), WORLD, J.Free() if floating_base else J.Fixed(),
+                             inertia=inertias[root], joint_name=ROOT_JOINT)
         for joint in robot.joints:
-            builder.add_body(joint.child, joint.parent, _joint(joint, source), _placement(joint.origin),
-                             inertia=_inertia(links[joint.child], source), joint_name=joint.name)
-        return builder.finalize()
+            builder.add_body(joint.child, body.get(joint.parent, joint.parent), _joint(joint, source),
+                             _placement(joint.origin), inertia=inertias[joint.child], joint_name=joint.name)
+        model = builder.finalize()
+        if mimic is True:
+            from ..mimic import MimicModel
+
+            couplings = {j.name: (j.mimic.joint, 1.0 if j.mimic.multiplier is None else j.mimic.multiplier,
+                                  0.0 if j.mimic.offset is None else j.mimic.offset)
+                         for j in robot.joints if j.mimic is not None and j.type != "fixed"}
+            return MimicModel(model, couplings) if couplings else model
+        return model
     except ModelError as exc:
         msg = str(exc)
         raise ModelError(msg if msg.startswith(source) else f"{source}: {msg}") from exc
@@ -145,8 +183,9 @@ def _joint(joint, source: str) -> J.Joint:
     raise ModelError(f"{where}: unsupported joint type {t!r} (supported: {', '.join(JOINT_TYPES)})")
 
 
-def _inertia(link, source: str) -> Inertia:
-    """The link's ``<inertial>`` as an :class:`Inertia` about the link origin, in link axes."""
+def _inertia(link, source: str, defects: list) -> Inertia:
+    """The link's ``<inertial>`` as an :class:`Inertia` about the link origin, in link axes, repaired by
+    the module docstring's rules; each repair appends ``"link 'name': what"`` to ``defects``."""
     inertial = link.inertial
     if inertial is None:
         return Inertia.zero()
@@ -155,13 +194,39 @@ def _inertia(link, source: str) -> Inertia:
         raise ModelError(f"{where}: <inertial> needs both <mass> and <inertia>")
     mass = float(inertial.mass)
     if mass < 0.0:
-        raise ModelError(f"{where}: negative mass {mass}")
+        defects.append(f"link {link.name!r}: negative mass {mass} (inertial dropped)")
+        return Inertia.zero()
     T = np.eye(4) if inertial.origin is None else np.asarray(inertial.origin, dtype=float)
     R, com = T[:3, :3], T[:3, 3]
+    Ic, what = physical_moments(np.asarray(inertial.inertia, dtype=float))
+    if what:
+        defects.append(f"link {link.name!r}: {what}")
     try:
-        return Inertia(mass, com, R @ np.asarray(inertial.inertia, dtype=float) @ R.T)
+        return Inertia(mass, com, R @ Ic @ R.T)
     except ValueError as exc:
         raise ModelError(f"{where}: invalid <inertial>: {exc}") from None
+
+
+def physical_moments(Ic: np.ndarray) -> tuple[np.ndarray, str]:
+    """``(Ic, "")`` when the rotational inertia ``Ic`` (3x3, about the centre of mass) is physical, else the
+    repaired tensor and a description of the defects and repairs (rules of the module docstring)."""
+    Ic = 0.5 * (Ic + Ic.T)
+    d, V = np.linalg.eigh(Ic)
+    what = []
+    if d.min() < -NEGATIVE_MOMENT_TOL * max(1.0, np.abs(d).max()):
+        what.append(f"Ic not positive semi-definite (principal moments {_fmt(d)}; negative ones set to 0)")
+    d = np.maximum(d, 0.0)
+    if d[0] + d[1] < d[2] * (1.0 - TRIANGLE_TOL):
+        what.append(f"principal moments {_fmt(d)} violate the triangle inequality (set to their mean)")
+        d = np.full(3, d.mean())
+    if not what:
+        return Ic, ""
+    Ic = (V * d) @ V.T
+    return 0.5 * (Ic + Ic.T), "; ".join(what)
+
+
+def _fmt(d) -> str:
+    return "[" + ", ".join(f"{x:.3g}" for x in d) + "]"
 
 
 # -------------------------------------------------------------------------------------------- validation
