@@ -187,7 +187,8 @@ def _fail(msg: str):
 @click.option("--links", type=click.IntRange(min=2), default=12, show_default=True, help="Pendulum links.")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
               help="Simulated time (s).")
-def demo(out: Path, links: int, duration: float):
+@click.option("--view", is_flag=True, help="Then replay the run in 3-D in the browser (soadyn view).")
+def demo(out: Path, links: int, duration: float, view: bool):
     """Swing the n-link pendulum of Jain 2014 Sec. 8 into the floor, the wall and itself: hard contact with
     friction 0.5 and restitution 0.5, 1 ms steps, the OS formulation (Eq. 53, LCP size independent of the
     number of links). Writes OUT/pendulum<N>-os.npz (the trajectory with per-step contact statistics),
@@ -208,6 +209,33 @@ def demo(out: Path, links: int, duration: float):
     click.echo(f"  energy         {s['energy_start_J']:.3f} J -> {s['energy_end_J']:.3f} J")
     for kind, path in s["files"].items():
         click.echo(f"  wrote          {path} ({kind})")
+    if view:
+        from .viz.viewer import view_file
+
+        view_file(s["files"]["trajectory"], html=Path(s["files"]["trajectory"]).with_suffix(".html"), log=click.echo)
+
+
+# ------------------------------------------------------------------------------------------------- view
+@main.command(short_help="Replay a saved trajectory in 3-D in the browser (viser); --html writes a page.")
+@click.argument("run", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", "model_spec", default=None, help="MODEL of the run, for files saved without one.")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a standalone page of the replay (opens without a server).")
+@click.option("--serve/--no-serve", default=True, show_default=True, help="Serve until Ctrl-C.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
+@click.option("--port", type=click.IntRange(min=0), default=8080, show_default=True, help="Port (0: any free).")
+@click.option("--fps", type=click.FloatRange(min=0.0, min_open=True), default=30.0, show_default=True,
+              help="Frames per second of the replay.")
+def view(run: Path, model_spec, html, serve: bool, host: str, port: int, fps: float):
+    """Replay RUN (a trajectory .npz written by Trajectory.save or soadyn demo) in 3-D: link meshes, geoms,
+    frames, contact points and forces, with play/pause, speed and a time slider."""
+    from .viz.viewer import view_file
+
+    try:
+        model = resolve_model(model_spec) if model_spec else None
+        view_file(run, model, html=html, serve=serve, host=host, port=port, fps=fps, log=click.echo)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        _fail(str(exc))
 
 
 # -------------------------------------------------------------------------------------------------- run

@@ -135,6 +135,7 @@ class Model:
     pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
     ncon_max: int = 0  # sum(pair_max): the contact capacity of Data
     timestep: float = 0.0  # the integration step the model file asks for (MJCF <option timestep>); 0: none
+    source: str = ""  # the model file it was loaded from (a URDF path), "" for built models
 
     def __post_init__(self):
         for name in ("dof_stiffness", "dof_damping", "dof_springref"):

@@ -104,6 +104,9 @@ class Trajectory:
     LCP size, pivots of the step LCP (PGS: iterations), pivots of the collision LCPs, 1 if a collision
     phase ran, the Tikhonov regularization used, the largest penetration depth (m) at the step's start,
     PPM fallbacks to Lemke (:data:`soadyn.contact.stepper.STAT_COLUMNS`); ``stats`` adds their summary.
+
+    ``model``: the :class:`Model` of the run (set by :class:`Simulator` and :meth:`from_states`), saved
+    with the trajectory so that a loaded run can be replayed (:meth:`view`) without rebuilding it.
     """
 
     t: np.ndarray
@@ -118,6 +121,7 @@ class Trajectory:
     loop_singular: np.ndarray | None = None
     projection_iterations: np.ndarray | None = None
     contact_stats: np.ndarray | None = None
+    model: Model | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
@@ -132,18 +136,23 @@ class Trajectory:
                 if isinstance(getattr(self, f.name), np.ndarray)}
 
     def save(self, path) -> Path:
-        """Write the trajectory to an ``.npz`` file (arrays as stored, ``stats`` as JSON text); loads back
-        bit for bit with :meth:`load`. Returns the path written."""
+        """Write the trajectory to an ``.npz`` file (arrays as stored, ``stats`` as JSON text, the model's
+        arrays under ``model.*``); loads back bit for bit with :meth:`load`. Returns the path written."""
+        from .io.model_arrays import model_to_arrays
+
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
+        model = model_to_arrays(self.model) if self.model is not None else {}
         np.savez(path, **self._arrays(), stats=np.array(json.dumps(self.stats, default=_json_default)),
-                 model_name=np.array(self.model_name))
+                 model_name=np.array(self.model_name), **model)
         return path
 
     @classmethod
     def load(cls, path) -> "Trajectory":
-        """Read a trajectory written by :meth:`save`."""
+        """Read a trajectory written by :meth:`save` (with its model when it was saved with one)."""
+        from .io.model_arrays import model_from_arrays
+
         with np.load(Path(path), allow_pickle=False) as z:
             names = {f.name for f in dataclasses.fields(cls)}
             missing = [n for n in ("t", "q", "qd", "energy") if n not in z.files]
@@ -152,7 +161,8 @@ class Trajectory:
             kw = {n: z[n] for n in z.files if n in names and n not in ("stats", "model_name")}
             stats = json.loads(str(z["stats"])) if "stats" in z.files else {}
             model_name = str(z["model_name"]) if "model_name" in z.files else ""
-        return cls(**kw, stats=stats, model_name=model_name)
+            model = model_from_arrays(z)
+        return cls(**kw, stats=stats, model_name=model_name, model=model)
 
     @classmethod
     def from_states(cls, model: Model, t, Q, QD, stats: dict | None = None) -> "Trajectory":
@@ -165,7 +175,7 @@ class Trajectory:
         E = np.empty((t.shape[0], 3))
         data = model.data()
         check_status(_energies(model, data, Q, QD, E), model, Q[0], ("Q", "QD"))
-        traj = cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name)
+        traj = cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name, model=model)
         if model.nl > 0:
             err = _constraint_errors(model, data, Q, QD)
             traj.constraint_error = err[:, 0].copy()
@@ -208,6 +218,14 @@ class Trajectory:
         from .viz.plots import trajectory_figure
 
         return trajectory_figure(self, path, model=model, frames=frames, quantities=quantities)
+
+    def view(self, model: Model | None = None, **options):
+        """Replay the run in 3-D in a web browser: a :class:`soadyn.viz.viewer.Viewer` serving the scene
+        (``model`` defaults to the trajectory's own; ``options`` as :class:`~soadyn.viz.viewer.Viewer`).
+        Needs ``soadyn[viz]``. Returns the viewer (its server runs in the background)."""
+        from .viz.viewer import Viewer
+
+        return Viewer(self, model, **options)
 
 
 # -------------------------------------------------------------------------------------------- energy
@@ -620,7 +638,7 @@ class Simulator:
             "steps_per_second": nsteps / wall if wall > 0 else float("inf"),
         }
         traj = Trajectory(t=np.arange(Q.shape[0]) * self._dt, q=Q, qd=QD, energy=E, stats=stats,
-                          model_name=m.name)
+                          model_name=m.name, model=m)
         if self._loops:
             err = _constraint_errors(m, self.data, Q, QD)
             traj.constraint_error = err[:, 0].copy()

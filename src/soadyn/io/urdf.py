@@ -42,6 +42,7 @@ files raise :class:`~soadyn.model.ModelError` (a ``ValueError``) naming the file
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import io
@@ -86,14 +87,15 @@ def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mim
     fixing it to the world. ``name``: model name (default: the URDF robot name). ``mimic``: True returns a
     :class:`soadyn.mimic.MimicModel` (mimic joints follow their primaries exactly); ``"independent"`` loads ``<mimic>`` joints as independent joints, ``"error"`` rejects them; the default
     (None) loads them as independent joints with a warning naming them. ``strict``: refuse non-physical
-    inertias instead of repairing them (see the module docstring).
+    inertias instead of repairing them (see the module docstring). The model's ``source`` is the file's
+    resolved path (the viewer loads the visual meshes from it).
     Raises ``FileNotFoundError`` for a missing file and ``ModelError`` naming the file and element for
     malformed or unsupported content.
     """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"URDF file not found: {str(path)!r}")
-    return _load(p.read_bytes(), str(p), floating_base, name, mimic, strict)
+    return _load(p.read_bytes(), str(p), floating_base, name, mimic, strict, file=str(p.resolve()))
 
 
 def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | None = None, *,
@@ -105,7 +107,8 @@ def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | 
 
 
 # ----------------------------------------------------------------------------------------------- loading
-def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic: str, strict: bool) -> Model:
+def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic: str, strict: bool,
+          file: str = "") -> Model:
     import yourdfpy
 
     if mimic is not None and not any(mimic is m or (isinstance(m, str) and mimic == m) for m in MIMIC_MODES):
@@ -136,7 +139,7 @@ def _load(data: bytes, source: str, floating_base: bool, name: str | None, mimic
         for joint in robot.joints:
             builder.add_body(joint.child, body.get(joint.parent, joint.parent), _joint(joint, source),
                              _placement(joint.origin), inertia=inertias[joint.child], joint_name=joint.name)
-        model = builder.finalize()
+        model = dataclasses.replace(builder.finalize(), source=file)
         if mimic is True:
             from ..mimic import MimicModel
 
