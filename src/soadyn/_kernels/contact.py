@@ -217,20 +217,46 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
-    Pm = np.zeros((nbeta, Wd.shape[0]))
+    # P has at most two non-zeros per row (a loop or normal row: one; a pyramid edge: cos, sin on t1, t2), so
+    # P W P^T and P vr are formed entry by entry in O(nbeta^2), without a BLAS call (whose threads cost more
+    # than the product at these sizes)
+    col = np.full((nbeta, 2), -1, dtype=np.int64)
+    coef = np.zeros((nbeta, 2))
     for r in range(nb):
-        Pm[r, r] = 1.0
+        col[r, 0] = r
+        coef[r, 0] = 1.0
     for i in range(k):
         r0 = nb + i * (nf + 1)
         c0 = nb + 3 * i
-        Pm[r0, c0] = 1.0
+        col[r0, 0] = c0
+        coef[r0, 0] = 1.0
         for j in range(nf):
             th = 2.0 * math.pi * j / nf
-            Pm[r0 + 1 + j, c0 + 1] = math.cos(th)
-            Pm[r0 + 1 + j, c0 + 2] = math.sin(th)
+            col[r0 + 1 + j, 0] = c0 + 1
+            col[r0 + 1 + j, 1] = c0 + 2
+            coef[r0 + 1 + j, 0] = math.cos(th)
+            coef[r0 + 1 + j, 1] = math.sin(th)
     M[:n, :n] = 0.0
-    M[:nbeta, :nbeta] = np.dot(np.dot(Pm, Wd), np.ascontiguousarray(Pm.T))
-    q[:nbeta] = np.dot(Pm, vr)
+    for a in range(nbeta):
+        s = 0.0
+        for x in range(2):
+            if col[a, x] >= 0:
+                s += coef[a, x] * vr[col[a, x]]
+        q[a] = s
+        for b in range(a + 1):
+            s = 0.0
+            for x in range(2):
+                ca = col[a, x]
+                if ca < 0:
+                    continue
+                t = 0.0
+                for y in range(2):
+                    cb = col[b, y]
+                    if cb >= 0:
+                        t += Wd[ca, cb] * coef[b, y]
+                s += coef[a, x] * t
+            M[a, b] = s
+            M[b, a] = s
     for i in range(k):
         r0 = nb + i * (nf + 1)
         for j in range(nf):

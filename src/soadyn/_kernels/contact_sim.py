@@ -262,7 +262,11 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                     theta[nb + 3 * i] = eps[i] * lam[nb + 3 * i]
                 row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
                                   node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
-                vr += np.dot(Wd, theta)
+                for r in range(nr):  # vr += Wd theta (a loop: no BLAS threads for a small product)
+                    acc = 0.0
+                    for c2 in range(nr):
+                        acc += Wd[r, c2] * theta[c2]
+                    vr[r] += acc
             for r in range(nr):
                 tgt[r] = vr[r]
             for i in range(k):
