@@ -86,7 +86,7 @@ def _ball_drop(scene: Scene, run: Run) -> dict:
 
 def _cradle(scene: Scene, run: Run) -> dict:
     p = scene.params
-    n, m, L, r = p["n"], p["mass"], p["length"], p["radius"]
+    m, L, r = p["mass"], p["length"], p["radius"]
     h0 = L * (1.0 - math.cos(p["angle"]))
     z = run.centre[:, :, 2] - r  # height above the rest position
     vz = run.velocity[:, -1, 2]

@@ -31,8 +31,8 @@ from ..spatial import Inertia, Transform, rot_axis, rot_to_quat
 
 __all__ = ["G", "Part", "Scene", "ball_drop", "newtons_cradle", "box_on_incline", "rolling_sphere", "rolling_capsule",
            "sliding_sphere", "box_stack", "staggered_offsets", "box_pyramid", "solo12_standing", "solo12_dropped",
-           "capsule_inertia", "drop_apexes", "incline_acceleration", "rolling_time", "rolling_speed", "SOLO12_STAND",
-           "SOLO12_FOOT_RADIUS", "SOLO12_KP", "SOLO12_KD"]
+           "solo12_model", "capsule_inertia", "drop_apexes", "incline_acceleration", "rolling_time", "rolling_speed",
+           "SOLO12_STAND", "SOLO12_FOOT_RADIUS", "SOLO12_KP", "SOLO12_KD", "SOLO12_LEGS"]
 
 G = 9.81
 """Gravity (m/s^2) of every scene, along ``-z``."""

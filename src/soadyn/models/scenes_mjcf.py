@@ -118,8 +118,9 @@ def _solo12_model(scene: Scene):
     for leg in SOLO12_LEGS:
         f = m.frame_id(f"{leg}_FOOT")
         body = spec.body(m.body_names[m.frame_body[f]])
+        # at the foot frame's origin in the axes of its body (the lower leg, merged as in soadyn)
         body.add_geom(name=f"{leg}_foot", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[_foot_radius(m, leg), 0, 0],
-                      pos=list(_frame_origin(m, f)), friction=[scene.mu, 0.005, 0.0001], condim=3)
+                      pos=list(np.asarray(m.frame_r[f], float)), friction=[scene.mu, 0.005, 0.0001], condim=3)
     spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
                             friction=[scene.mu, 0.005, 0.0001], condim=3)
     return spec.compile()
@@ -127,11 +128,6 @@ def _solo12_model(scene: Scene):
 
 def _foot_radius(m, leg: str) -> float:
     return float(m.geom_size[list(m.geom_name).index(f"{leg}_foot"), 0])
-
-
-def _frame_origin(m, f: int) -> np.ndarray:
-    """Origin of frame ``f`` in the axes of its body."""
-    return np.asarray(m.frame_r[f], float)
 
 
 def mujoco_model(scene: Scene):
