@@ -30,7 +30,12 @@ __all__ = ["Viewer", "SPEEDS", "FORCE_ARROW_LENGTH", "CONTACT_COLOR", "FORCE_COL
 SPEEDS = ("0.1x", "0.25x", "0.5x", "1x", "2x", "4x")
 """Playback speeds offered by the served viewer."""
 FORCE_ARROW_LENGTH = 0.25
-"""Length of the largest contact force arrow of a run, as a fraction of the scene's reach."""
+"""Length of the largest contact force arrow of a run, as a fraction of the scene's reach (at least
+:data:`FORCE_ARROW_GEOMS` times the largest geom size on a body, so that it leaves the body it pushes)."""
+FORCE_ARROW_GEOMS = 3.0
+GEOM_OPACITY = 0.7
+"""Opacity of the geoms on bodies when contacts are drawn (contact points and force arrows start inside
+them)."""
 FRAME_AXES_LENGTH = 0.06
 """Length of drawn frame axes, as a fraction of the scene's reach."""
 CONTACT_COLOR = (220, 30, 30)
@@ -111,13 +116,17 @@ class Viewer:
             if node.kind == "frame":
                 h = sc.add_frame(name, axes_length=axes, axes_radius=0.08 * axes, **pose)
             else:
-                h = sc.add_mesh_simple(name, node.vertices, node.faces, color=node.color, **pose)
+                see_through = self.timeline.points is not None and node.body >= 0 and node.kind != "mesh"
+                h = sc.add_mesh_simple(name, node.vertices, node.faces, color=node.color,
+                                       opacity=GEOM_OPACITY if see_through else None, **pose)
             self.nodes[node.name] = h
         tl = self.timeline
+        size = float(m.geom_size[m.geom_body >= 0].max(initial=0.0))
+        self._arrow = max(FORCE_ARROW_LENGTH * self._reach, FORCE_ARROW_GEOMS * size)
         self._force_scale = 0.0
         if tl.forces is not None:
             fmax = max((float(np.linalg.norm(f, axis=1).max()) for f in tl.forces if len(f)), default=0.0)
-            self._force_scale = FORCE_ARROW_LENGTH * self._reach / fmax if fmax > 0.0 else 0.0
+            self._force_scale = self._arrow / fmax if fmax > 0.0 else 0.0
 
     def _place_camera(self) -> None:
         """Look at the bodies' mean position across the plane in which they move most (the horizontal
@@ -156,7 +165,7 @@ class Viewer:
         if tl.points is None:
             return
         pts = tl.points[j]
-        size = 0.02 * self._reach
+        size, a = 0.1 * self._arrow, self._arrow
         if len(pts):
             sc.add_point_cloud("/contacts/points", pts.astype(np.float32), colors=CONTACT_COLOR, point_size=size,
                                point_shape="circle")
@@ -169,8 +178,8 @@ class Viewer:
         keep = np.linalg.norm(f, axis=1) > 1e-9 * self._reach if len(f) else np.zeros(0, bool)
         if keep.any():
             seg = np.stack([pts[keep], pts[keep] + f[keep]], axis=1).astype(np.float32)
-            sc.add_arrows("/contacts/forces", seg, colors=FORCE_COLOR, shaft_radius=0.006 * self._reach,
-                          head_radius=0.015 * self._reach, head_length=0.03 * self._reach)
+            sc.add_arrows("/contacts/forces", seg, colors=FORCE_COLOR, shaft_radius=0.02 * a, head_radius=0.05 * a,
+                          head_length=0.15 * a)
         else:
             sc.add_arrows("/contacts/forces", np.zeros((1, 2, 3), np.float32), colors=FORCE_COLOR, visible=False)
 
