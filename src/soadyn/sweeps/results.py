@@ -140,7 +140,7 @@ def plot_summary(result: SweepResult, summary: str, path, parameters: list | Non
         for g, sel in groups:
             s = sel & ok
             order = np.argsort(x[s], kind="stable")
-            label = None if g is None else f"{params[1]} = {g}"
+            label = None if g is None else f"{params[1]} = {g:g}" if isinstance(g, float) else f"{params[1]} = {g}"
             ax.plot(x[s][order], y[s][order], "o-", ms=3, lw=1, label=label)
         ax.set_ylabel(summary)
         bad = ~ok
