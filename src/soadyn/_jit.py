@@ -1,4 +1,4 @@
-"""The one numba decorator of soadyn (DESIGN section 4).
+"""The one numba decorator of soadyn (docs/architecture.md, Kernels).
 
 Every kernel in :mod:`soadyn._kernels` is compiled lazily on first call and cached on disk; importing
 soadyn compiles nothing.

@@ -1,6 +1,6 @@
 """Narrow-phase collision detection between geoms: spheres, capsules, boxes, planes and halfspaces.
 
-Conventions (DESIGN section 1): a contact of the pair ``(a, b)`` carries the world contact point (the
+Conventions (docs/architecture.md, Conventions): a contact of the pair ``(a, b)`` carries the world contact point (the
 midpoint of the two witness points), the unit normal pointing FROM geom ``b`` TO geom ``a`` (Jain 2014,
 Sec. 2: normals from B to A) and the signed distance ``gap`` (negative = penetration) measured along the
 normal, ``gap = (w_a - w_b) . n`` for the witness points ``w_a`` on ``a`` and ``w_b`` on ``b``. A pair

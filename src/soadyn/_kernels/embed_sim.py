@@ -1,5 +1,5 @@
 """Constraint embedding entry kernels: one CE evaluation, the forward dynamics, whole rollouts and the tree
-states of embedded trajectories, each in one call (DESIGN section 4). The algorithm is in :mod:`.embed`.
+states of embedded trajectories, each in one call (docs/architecture.md, Kernels). The algorithm is in :mod:`.embed`.
 """
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Time stepping: configuration integration, the configuration rate, energies, frame trajectories and whole
-rollouts in one kernel call (DESIGN section 4).
+rollouts in one kernel call (docs/architecture.md, Kernels).
 
 Status codes of :func:`rollout` and :func:`loop_rollout`: the joint-kernel codes of :mod:`.joints` plus
 ``DIVERGED`` (and ``NOT_CLOSED`` for projection), with the number ``n + 1`` of the step ``n`` that failed
