@@ -130,6 +130,9 @@ class Model:
     geom_group: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision group bits
     geom_mask: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 collision mask bits
     geom_corners: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 1: boxes duplicate shared corners
+    geom_vertadr: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 convex meshes: first row in mesh_vert
+    geom_vertnum: np.ndarray = _no_geoms(0, dtype=np.int64)  # (ng,) int64 convex meshes: vertex count (0 otherwise)
+    mesh_vert: np.ndarray = _no_geoms(0, 3)  # (nmeshvert, 3) convex meshes' hull vertices, geom coordinates
     npair: int = 0
     pair_geom: np.ndarray = _no_geoms(0, 2, dtype=np.int64)  # (npair, 2) int64 candidate pairs (a, b)
     pair_max: np.ndarray = _no_geoms(0, dtype=np.int64)  # (npair,) int64 most contacts of each pair
@@ -171,14 +174,16 @@ class Model:
     # ------------------------------------------------------------------ construction
     @staticmethod
     def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: bool | str | None = None,
-                  strict: bool = False) -> "Model":
+                  strict: bool = False, collision: bool = False) -> "Model":
         """Load a URDF file (see :func:`soadyn.io.urdf.load_urdf`): ``mimic=True`` gives a
         :class:`soadyn.mimic.MimicModel` whose mimic joints follow their primaries exactly; otherwise
         ``<mimic>`` joints load as independent joints with a warning, silently with ``mimic="independent"``,
-        or raise with ``mimic="error"``. ``strict=True`` refuses non-physical inertias instead of repairing them."""
+        or raise with ``mimic="error"``. ``strict=True`` refuses non-physical inertias instead of repairing them.
+        ``collision=True`` adds the links' ``<collision>`` geometry as geoms."""
         from .io.urdf import load_urdf
 
-        return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic, strict=strict)
+        return load_urdf(path, floating_base=floating_base, name=name, mimic=mimic, strict=strict,
+                         collision=collision)
 
     @staticmethod
     def from_mjcf(path, unsupported: str = "error", name: str | None = None) -> "Model":
@@ -331,6 +336,7 @@ class ModelBuilder:
         self._geoms: list = []  # soadyn.contact.geometry.GeomSpec
         self._excluded: set[frozenset] = set()
         self._springs: dict[str, tuple] = {}
+        self._geom_inertia: list[tuple[str, Inertia]] = []  # (body, inertia in body coordinates) of add_geom
 
     def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
                  inertia: Inertia | None = None, joint_name: str | None = None) -> str:
@@ -393,7 +399,7 @@ class ModelBuilder:
 
     def add_geom(self, name: str, body: str, kind: str, size=None, placement=None, mu: float = 0.5,
                  restitution: float = 0.0, margin: float = 0.0, group: int = 1, mask: int = -1,
-                 corner_normals: bool = False) -> str:
+                 corner_normals: bool = False, density: float | None = None, mass: float | None = None) -> str:
         """Add a collision geom ``name`` fixed to ``body`` (or ``"world"``): ``kind`` ``"sphere"`` (size:
         radius), ``"capsule"`` (radius, half-length along its z), ``"box"`` (half-extents), ``"plane"`` (none,
         or a finite rectangle (hx, hy)) or ``"halfspace"`` (the solid z <= 0 of its frame), at ``placement``
@@ -401,12 +407,23 @@ class ModelBuilder:
         ``restitution``, contact ``margin``, collision ``group``/``mask`` bits; ``corner_normals`` (boxes):
         a contact at a corner shared with another such box is repeated with the normals of the corner's
         other two faces (RPIsim's contacts, Drumwright 2015 Sec. VII-A). See :mod:`soadyn.contact.geometry`.
-        Returns ``name``."""
+        ``"cylinder"`` takes (radius, half-length along z), ``"convex"`` an (n, 3) array of points or a mesh
+        file (its convex hull). ``density`` (kg/m^3) or ``mass`` (kg): the solid geom's mass properties
+        (:meth:`Inertia.from_geom`) are added to the body's inertia at :meth:`finalize`. Returns ``name``."""
         from .contact.geometry import geom_spec
 
         g = geom_spec(name, body, kind, size, placement, mu, restitution, margin, group, mask, corner_normals)
         if any(h.name == name for h in self._geoms):
             raise ModelError(f"duplicate geom name {name!r}")
+        if density is not None or mass is not None:
+            if body == WORLD or kind in ("plane", "halfspace"):
+                raise ValueError(f"geom {name!r}: density/mass need a solid geom on a body, got a {kind} on {body!r}")
+            shape = g.vertices if kind == "convex" else g.size[:{"sphere": 1, "box": 3}.get(kind, 2)]
+            try:
+                inertia = Inertia.from_geom(kind, shape, density=density, mass=mass)
+            except ValueError as exc:
+                raise ValueError(f"geom {name!r}: {exc}") from None
+            self._geom_inertia.append((body, inertia.transformed(g.placement)))
         self._geoms.append(g)
         return name
 
@@ -431,6 +448,11 @@ class ModelBuilder:
         for f in self._frames:
             if f.body != WORLD and f.body not in specs:
                 raise ModelError(f"frame {f.name!r}: body {f.body!r} is not a body of the model")
+        own = {b.name: b.inertia for b in self._bodies}  # with the mass of geoms added with density/mass
+        for body, extra in self._geom_inertia:
+            if body not in own:
+                raise ModelError(f"geom with mass: body {body!r} is not a body of the model")
+            own[body] = own[body] + extra
 
         # merge fixed joints: each body maps to (kept ancestor or WORLD, transform ancestor -> body)
         host: dict[str, tuple[str, Transform]] = {WORLD: (WORLD, Transform.identity())}
@@ -445,11 +467,11 @@ class ModelBuilder:
                 X = b.placement * pX
                 host[name] = (ph, X)
                 if ph != WORLD:
-                    inertia[ph] = inertia[ph] + b.inertia.transformed(X)
+                    inertia[ph] = inertia[ph] + own[name].transformed(X)
             else:
                 host[name] = (name, Transform.identity())
                 kept.append(name)
-                inertia[name] = b.inertia
+                inertia[name] = own[name]
                 xtree[name] = b.placement * pX
                 parent[name] = ph
 

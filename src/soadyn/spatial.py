@@ -211,6 +211,78 @@ class Inertia:
         return Inertia(mass, com, np.diag([a, a, 0.5 * mass * radius**2]))
 
     @staticmethod
+    def capsule(mass: float, radius: float, half_length: float, com=(0.0, 0.0, 0.0)) -> "Inertia":
+        """Solid capsule with its axis along z: a cylinder of length ``2 half_length`` capped by two
+        hemispheres (each: ``83/320 m r^2`` about its centre of mass, ``3 r / 8`` from its flat face)."""
+        r, h = float(radius), float(half_length)
+        vc, vs = np.pi * r * r * 2.0 * h, 4.0 / 3.0 * np.pi * r ** 3
+        mc, ms = mass * vc / (vc + vs), mass * vs / (vc + vs)
+        d = h + 3.0 * r / 8.0
+        a = mc * (3.0 * r * r + 4.0 * h * h) / 12.0 + ms * (83.0 / 320.0 * r * r + d * d)
+        return Inertia(mass, com, np.diag([a, a, 0.5 * mc * r * r + 0.4 * ms * r * r]))
+
+    @staticmethod
+    def convex(vertices, density: float) -> "Inertia":
+        """Solid convex hull of the points ``vertices`` (n, 3) of uniform ``density``: the hull split into
+        tetrahedra from an interior point, each with ``int x x^T dV = V / 20 (sum_i v_i v_i^T + s s^T)``,
+        ``s = sum_i v_i`` (Tonon 2004, J. Math. Stat. 1(1), Eq. 2)."""
+        from scipy.spatial import ConvexHull
+
+        P = np.asarray(vertices, dtype=float).reshape(-1, 3)
+        hull = ConvexHull(P)
+        o = P[hull.vertices].mean(axis=0)
+        vol, first, second = 0.0, np.zeros(3), np.zeros((3, 3))
+        for tri in hull.simplices:
+            v = np.vstack([o, P[tri]])
+            V = abs(np.linalg.det(v[1:] - o)) / 6.0
+            s = v.sum(axis=0)
+            vol += V
+            first += V * s / 4.0
+            second += V / 20.0 * (v.T @ v + np.outer(s, s))
+        m = density * vol
+        c = first / vol
+        C = density * second - m * np.outer(c, c)  # second moment about the centre of mass
+        return Inertia(m, c, np.trace(C) * np.eye(3) - C)
+
+    @staticmethod
+    def from_geom(kind: str, size, density: float | None = None, mass: float | None = None) -> "Inertia":
+        """Mass properties of a solid geom in its own frame (sizes as :meth:`soadyn.ModelBuilder.add_geom`:
+        ``"sphere"`` radius, ``"capsule"`` and ``"cylinder"`` (radius, half-length along z), ``"box"``
+        half-extents, ``"convex"`` an (n, 3) array of points: their convex hull), from exactly one of ``density``
+        (kg/m^3) or ``mass`` (kg). ``ValueError`` naming what is wrong."""
+        if (density is None) == (mass is None):
+            raise ValueError("from_geom: give exactly one of density= or mass=")
+        value = density if mass is None else mass
+        if not (np.isfinite(value) and value >= 0.0):
+            raise ValueError(f"from_geom: {'density' if mass is None else 'mass'} must be finite and >= 0, "
+                             f"got {value!r}")
+        if kind == "convex":
+            try:
+                unit = Inertia.convex(size, 1.0)
+            except (TypeError, ValueError) as exc:  # scipy's QhullError is a RuntimeError: let it name the points
+                raise ValueError(f"from_geom: a convex geom takes an (n, 3) array of points: {exc}") from None
+            scale = density if mass is None else mass / unit.mass
+            return Inertia(unit.mass * scale, unit.com, unit.Ic * scale)
+        counts = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3}
+        if kind not in counts:
+            raise ValueError(f"from_geom: kind must be one of {sorted(counts) + ['convex']}, got {kind!r}")
+        s = np.atleast_1d(np.asarray(size, dtype=float)).ravel()
+        if s.size != counts[kind] or not np.all(np.isfinite(s)) or np.any(s <= 0.0):
+            raise ValueError(f"from_geom: a {kind} takes {counts[kind]} positive size value(s), got {size!r}")
+        volume = {"sphere": lambda: 4.0 / 3.0 * np.pi * s[0] ** 3,
+                  "capsule": lambda: np.pi * s[0] ** 2 * (2.0 * s[1] + 4.0 / 3.0 * s[0]),
+                  "cylinder": lambda: np.pi * s[0] ** 2 * 2.0 * s[1],
+                  "box": lambda: 8.0 * s.prod()}[kind]()
+        m = value * volume if mass is None else value
+        if kind == "sphere":
+            return Inertia.sphere(m, s[0])
+        if kind == "capsule":
+            return Inertia.capsule(m, s[0], s[1])
+        if kind == "cylinder":
+            return Inertia.cylinder(m, s[0], 2.0 * s[1])
+        return Inertia.box(m, 2.0 * s)
+
+    @staticmethod
     def from_matrix(I6) -> "Inertia":
         I6 = np.asarray(I6, dtype=float)
         m = I6[3, 3]

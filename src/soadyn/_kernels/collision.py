@@ -1,4 +1,5 @@
-"""Narrow-phase collision detection between geoms: spheres, capsules, boxes, planes and halfspaces.
+"""Narrow-phase collision detection between geoms: spheres, capsules, boxes, cylinders, convex meshes, planes
+and halfspaces (pairs with a cylinder or a convex mesh: :mod:`soadyn._kernels.convex`).
 
 Conventions (docs/architecture.md, Conventions): a contact of the pair ``(a, b)`` carries the world contact point (the
 midpoint of the two witness points), the unit normal pointing FROM geom ``b`` TO geom ``a`` (Jain 2014,
@@ -8,14 +9,15 @@ reports the contacts with ``gap <= margin_a + margin_b``.
 
 Geom frames: ``gR[g]`` (columns = geom axes in the world) and ``gp[g]`` (geom origin). Sizes ``geom_size``
 (ng, 3): sphere ``(radius, 0, 0)``, capsule ``(radius, half-length along local z, 0)``, box half-extents,
-plane ``(hx, hy, 0)`` (0 = unbounded), halfspace unused. Plane and halfspace: the solid ``z <= 0`` of the
-geom frame with outward normal ``+z``; a plane's contacts are restricted to the rectangle
+plane ``(hx, hy, 0)`` (0 = unbounded), halfspace unused, cylinder ``(radius, half-length along z, 0)``,
+convex mesh ``(bounding radius, 0, 0)`` (its vertices in ``mesh_vert``). Plane and halfspace: the solid
+``z <= 0`` of the geom frame with outward normal ``+z``; a plane's contacts are restricted to the rectangle
 ``|x| <= hx, |y| <= hy`` of its frame when ``hx > 0``.
 
 Pair functions write up to ``MAX_PAIR_CONTACTS`` contacts into scratch arrays ``pts`` (points), ``nrm``
 (normals from their SECOND geom argument to their FIRST) and ``gap``, and return the count; ``collide``
-orders each pair by type (lower type code first), calls the one pair function and flips the normals when
-it swapped the pair.
+orders each pair by type (``_rank``: planes and halfspaces last), calls the one pair function and flips the
+normals when it swapped the pair.
 """
 
 import math
@@ -29,8 +31,8 @@ from .frames import frame_world_pose
 from .joints import OK, check_q
 from .tree import tree_positions, world_poses
 
-GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE = 0, 1, 2, 3, 4
-"""Geom type codes (``Model.geom_type``)."""
+from .convex import (EPA_FACES, EPA_VERTS, GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_HALFSPACE,
+                     GEOM_PLANE, GEOM_SPHERE, convex_convex, is_flat)
 
 
 # ----------------------------------------------------------------------------------------- poses
@@ -190,16 +192,117 @@ def box_plane(Ra, pa, ha, Rb, pb, sb, margin, pts, nrm, gap):
     return min(n, 4)
 
 
+@jit
+def _spread(P, n, nz, pb, margin, sel):
+    """Up to 4 indices into the world points ``P[:n]`` that span their contact with the plane of normal
+    ``nz`` through ``pb`` (heights ``<= margin``): the deepest, the farthest from it along the plane, the
+    farthest from their line on either side. Writes ``sel`` and returns the count."""
+    i1, h1 = -1, np.inf
+    for i in range(n):
+        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
+        if h < h1:
+            i1, h1 = i, h
+    if i1 < 0 or h1 > margin:
+        return 0
+    sel[0] = i1
+    k = 1
+    i2, d2 = -1, 1e-18
+    for i in range(n):
+        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
+        if h > margin:
+            continue
+        t0, t1, t2 = P[i, 0] - P[i1, 0], P[i, 1] - P[i1, 1], P[i, 2] - P[i1, 2]
+        u = t0 * nz[0] + t1 * nz[1] + t2 * nz[2]
+        d = (t0 - u * nz[0]) ** 2 + (t1 - u * nz[1]) ** 2 + (t2 - u * nz[2]) ** 2
+        if d > d2:
+            i2, d2 = i, d
+    if i2 < 0:
+        return k
+    sel[1] = i2
+    k = 2
+    e0, e1, e2 = P[i2, 0] - P[i1, 0], P[i2, 1] - P[i1, 1], P[i2, 2] - P[i1, 2]
+    hi, lo, ihi, ilo = 1e-12 * d2, -1e-12 * d2, -1, -1
+    for i in range(n):
+        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
+        if h > margin:
+            continue
+        t0, t1, t2 = P[i, 0] - P[i1, 0], P[i, 1] - P[i1, 1], P[i, 2] - P[i1, 2]
+        a = nz[0] * (e1 * t2 - e2 * t1) + nz[1] * (e2 * t0 - e0 * t2) + nz[2] * (e0 * t1 - e1 * t0)
+        if a > hi:
+            hi, ihi = a, i
+        if a < lo:
+            lo, ilo = a, i
+    if ihi >= 0:
+        sel[k] = ihi
+        k += 1
+    if ilo >= 0:
+        sel[k] = ilo
+        k += 1
+    return k
+
+
+@jit
+def _plane_manifold(P, n, Rb, pb, sb, margin, pts, nrm, gap):
+    """The contacts of the points ``P[:n]`` (a mesh's vertices or a cylinder's rim points) with the plane or
+    halfspace ``b``: the (up to) 4 spanning points of ``_spread``, deepest first. Returns 0-4."""
+    sel = np.empty(4, np.int64)
+    nz = Rb[:, 2]
+    k = _spread(P, n, nz, pb, margin, sel)
+    c = 0
+    for i in range(k):
+        c += _plane_point(Rb, pb, sb, P[sel[i], 0], P[sel[i], 1], P[sel[i], 2], 0.0, margin, pts, nrm, gap, c)
+    for i in range(1, c):  # stable insertion sort by gap
+        j = i
+        while j > 0 and gap[j - 1] > gap[j]:
+            for m in range(3):
+                pts[j, m], pts[j - 1, m] = pts[j - 1, m], pts[j, m]
+                nrm[j, m], nrm[j - 1, m] = nrm[j - 1, m], nrm[j, m]
+            gap[j], gap[j - 1] = gap[j - 1], gap[j]
+            j -= 1
+    return c
+
+
+@jit
+def cylinder_plane(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, P):
+    """Cylinder ``a`` (radius, half-length along its z) against plane or halfspace ``b``: the rim points of
+    both caps in the direction of the plane's inward normal and at 90, 180 and 270 degrees from it, through
+    ``_plane_manifold`` (a cylinder standing on a cap gets 4 rim contacts, one lying on its side 2). Returns
+    0-4."""
+    l0, l1, _ = local_coords(Ra, pa, pa[0] - Rb[0, 2], pa[1] - Rb[1, 2], pa[2] - Rb[2, 2])
+    rr = math.sqrt(l0 * l0 + l1 * l1)
+    c, s = (l0 / rr, l1 / rr) if rr > 1e-12 else (1.0, 0.0)
+    k = 0
+    for z in (-sa[1], sa[1]):
+        for q in range(4):
+            x, y = (c, s) if q == 0 else ((-s, c) if q == 1 else ((-c, -s) if q == 2 else (s, -c)))
+            P[k, 0], P[k, 1], P[k, 2] = world_point(Ra, pa, sa[0] * x, sa[0] * y, z)
+            k += 1
+    return _plane_manifold(P, 8, Rb, pb, sb, margin, pts, nrm, gap)
+
+
+@jit
+def convex_plane(Ra, pa, mesh_vert, adr, num, Rb, pb, sb, margin, pts, nrm, gap, P):
+    """Convex mesh ``a`` (vertices ``mesh_vert[adr:adr + num]``) against plane or halfspace ``b``: its
+    vertices through ``_plane_manifold``. Returns 0-4."""
+    for k in range(num):
+        P[k, 0], P[k, 1], P[k, 2] = world_point(Ra, pa, mesh_vert[adr + k, 0], mesh_vert[adr + k, 1],
+                                                mesh_vert[adr + k, 2])
+    return _plane_manifold(P, num, Rb, pb, sb, margin, pts, nrm, gap)
+
+
 # ------------------------------------------------------------------------------------- dispatch
 @jit
 def bounding_radius(t, size):
-    """Radius of the geom's bounding sphere about its origin (infinite for planes and halfspaces)."""
-    if t == GEOM_SPHERE:
+    """Radius of the geom's bounding sphere about its origin (infinite for planes and halfspaces; a convex
+    mesh stores it as its size)."""
+    if t == GEOM_SPHERE or t == GEOM_CONVEX:
         return size[0]
     if t == GEOM_CAPSULE:
         return size[0] + size[1]
     if t == GEOM_BOX:
         return math.sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
+    if t == GEOM_CYLINDER:
+        return math.sqrt(size[0] * size[0] + size[1] * size[1])
     return np.inf
 
 
@@ -208,11 +311,11 @@ def overlaps(a, b, geom_type, gR, gp, rb, margin):
     """Broad-phase test of the pair ``(a, b)``: bounding spheres (radii ``rb``) closer than ``margin``, or
     the bounding sphere of the other geom reaching within ``margin`` of a plane/halfspace's surface. Two
     planes/halfspaces never overlap."""
-    ta, tb = geom_type[a], geom_type[b]
-    if ta >= GEOM_PLANE and tb >= GEOM_PLANE:
+    fa, fb = is_flat(geom_type[a]), is_flat(geom_type[b])
+    if fa and fb:
         return False
-    if ta >= GEOM_PLANE or tb >= GEOM_PLANE:
-        h, o = (a, b) if ta >= GEOM_PLANE else (b, a)
+    if fa or fb:
+        h, o = (a, b) if fa else (b, a)
         z = (gR[h, 0, 2] * (gp[o, 0] - gp[h, 0]) + gR[h, 1, 2] * (gp[o, 1] - gp[h, 1])
              + gR[h, 2, 2] * (gp[o, 2] - gp[h, 2]))
         return z <= rb[o] + margin
@@ -221,25 +324,40 @@ def overlaps(a, b, geom_type, gR, gp, rb, margin):
 
 
 @jit
-def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly):
+def _rank(t):
+    """Order of geom types in a pair: sphere, capsule, box, cylinder, convex mesh, then planes/halfspaces."""
+    return t + 10 if is_flat(t) else t
+
+
+@jit
+def pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_vert, margin, gR, gp, pts, nrm, gap,
+                  ts, poly, P, V, F, FN, E):
     """Contacts of the geom pair ``(a, b)`` into the scratch ``pts, nrm, gap`` (normals from ``b`` to
-    ``a``): the pair is ordered by type for the pair functions and the normals flipped back. Plane/halfspace
-    pairs give none. Returns the count."""
+    ``a``): the pair is ordered by type (``_rank``) for the pair functions and the normals flipped back.
+    Plane/halfspace pairs give none. Returns the count."""
     ta, tb = geom_type[a], geom_type[b]
-    flip = ta > tb
+    flip = _rank(ta) > _rank(tb)
     if flip:
         a, b, ta, tb = b, a, tb, ta
     Ra, pa, sa, Rb, pb, sb = gR[a], gp[a], geom_size[a], gR[b], gp[b], geom_size[b]
     n = 0
-    if tb >= GEOM_PLANE:
-        if ta >= GEOM_PLANE:
+    if is_flat(tb):
+        if is_flat(ta):
             return 0
         if ta == GEOM_SPHERE:
             n = sphere_plane(pa, sa[0], Rb, pb, sb, margin, pts, nrm, gap)
         elif ta == GEOM_CAPSULE:
             n = capsule_plane(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap)
-        else:
+        elif ta == GEOM_BOX:
             n = box_plane(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap)
+        elif ta == GEOM_CYLINDER:
+            n = cylinder_plane(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, P)
+        else:
+            n = convex_plane(Ra, pa, mesh_vert, geom_vertadr[a], geom_vertnum[a], Rb, pb, sb, margin, pts, nrm, gap,
+                             P)
+    elif tb >= GEOM_CYLINDER:
+        n = convex_convex(ta, Ra, pa, sa, geom_vertadr[a], geom_vertnum[a], tb, Rb, pb, sb, geom_vertadr[b],
+                          geom_vertnum[b], mesh_vert, margin, pts, nrm, gap, V, F, FN, E)
     elif ta == GEOM_SPHERE:
         if tb == GEOM_SPHERE:
             n = sphere_sphere(pa, sa[0], pb, sb[0], margin, pts, nrm, gap)
@@ -262,23 +380,30 @@ def pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts,
 
 
 @jit
-def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom, gR,
-            gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
+def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom,
+            geom_vertadr, geom_vertnum, mesh_vert, gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
+            con_eps):
     """Narrow phase over the candidate pairs ``pair_geom`` (npair, 2), in order: every contact with
     ``gap <= margin_a + margin_b`` is written to the ``con_*`` arrays (capacity ``K = con_gap.shape[0]``):
     ``con_geom`` (K, 2) the pair ``(a, b)``, ``con_body`` (K, 2) their bodies (-1 world), ``con_point``
     (K, 3) world point (midpoint of the witness points), ``con_normal`` (K, 3) unit normal from ``b`` to
     ``a`` (Jain 2014, Sec. 2), ``con_gap`` (K,) signed distance, ``con_mu = max(mu_a, mu_b)``,
-    ``con_eps = max(e_a, e_b)``. Nothing is written past ``K``; returns the number of contacts found (more
-    than ``K`` means overflow). Each pair first passes the bounding-sphere test ``overlaps``. Two boxes with
-    ``geom_corners`` set repeat their shared corners with the other face normals (``boxes.corner_normals``).
-    Scratch is allocated once per call."""
+    ``con_eps = max(e_a, e_b)``. Convex meshes: vertices ``mesh_vert[geom_vertadr[g]:][:geom_vertnum[g]]``.
+    Nothing is written past ``K``; returns the number of contacts found (more than ``K`` means overflow).
+    Each pair first passes the bounding-sphere test ``overlaps``. Two boxes with ``geom_corners`` set repeat
+    their shared corners with the other face normals (``boxes.corner_normals``). Scratch is allocated once per
+    call."""
     K = con_gap.shape[0]
     pts = np.empty((MAX_CORNER_CONTACTS, 3))
     nrm = np.empty((MAX_CORNER_CONTACTS, 3))
     gap = np.empty(MAX_CORNER_CONTACTS)
     ts = np.empty(8)
     poly = np.empty((2, 16, 2))
+    P = np.empty((max(8, geom_vertnum.max() if geom_vertnum.shape[0] else 0), 3))
+    V = np.empty((EPA_VERTS + 1, 9))
+    F = np.empty((EPA_FACES, 4), np.int64)
+    FN = np.empty((EPA_FACES, 4))
+    E = np.empty((3 * EPA_FACES, 2), np.int64)
     rb = np.empty(geom_type.shape[0])
     for g in range(geom_type.shape[0]):
         rb[g] = bounding_radius(geom_type[g], geom_size[g])
@@ -288,7 +413,8 @@ def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_resti
         margin = geom_margin[a] + geom_margin[b]
         if not overlaps(a, b, geom_type, gR, gp, rb, margin):
             continue
-        n = pair_contacts(a, b, geom_type, geom_size, margin, gR, gp, pts, nrm, gap, ts, poly)
+        n = pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_vert, margin, gR, gp,
+                          pts, nrm, gap, ts, poly, P, V, F, FN, E)
         if geom_corners[a] and geom_corners[b] and geom_type[a] == GEOM_BOX and geom_type[b] == GEOM_BOX:
             n = corner_normals(gR[a], gp[a], geom_size[a], gR[b], gp[b], geom_size[b], n, pts, nrm, gap)
         for c in range(n):
@@ -311,8 +437,8 @@ def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_resti
 def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
            q, X_E, X_r, S, oR, op,
            geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution,
-           pair_geom,
-           gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, ncon):
+           pair_geom, geom_vertadr, geom_vertnum, mesh_vert, gR, gp, con_geom, con_body, con_point, con_normal,
+           con_gap, con_mu, con_eps, ncon):
     """Collision detection at ``q``: tree positions and body world poses (RBDA Sec. 4.4), geom world
     poses (``geom_world_poses``), then ``collide``; ``ncon[0]`` = the number of contacts found. Returns the
     status of ``q`` (``joints.check_q``)."""
@@ -323,6 +449,6 @@ def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
     ncon[0] = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body,
-                      pair_geom, gR, gp,
+                      pair_geom, geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                       con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     return OK

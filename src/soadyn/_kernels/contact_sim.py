@@ -164,7 +164,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                  stiffness, damping, springref,
                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                  geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                 pair_geom,
+                 pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
                  q, qd, tau, fext, a0, prm,
                  X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                  Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal, con_gap,
@@ -192,7 +192,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     # 2. contacts, rows and the Delassus matrix
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom, gR, gp,
+    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
+                geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                 con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     if k > con_gap.shape[0]:
         return TOO_MANY_CONTACTS
@@ -329,7 +330,7 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                     stiffness, damping, springref,
                     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                     geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                    pair_geom,
+                    pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
                     q0, qd0, tau, fext, a0, prm,
                     X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                     Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal,
@@ -351,7 +352,7 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                           stiffness, damping, springref,
                           frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                           geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                          pair_geom,
+                          pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
                           Q[n], QD[n], tau_n, fext_n, a0, prm,
                           X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar,
                           vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point,

@@ -15,7 +15,13 @@ kind           size                               shape (in the geom frame)
                                                   with a size, contacts only where the foot point lies in
                                                   the rectangle ``|x| <= hx, |y| <= hy`` (a finite floor
                                                   tile; objects beside it fall past its edge)
+``cylinder``   ``(radius, half_length)``          solid cylinder about the z axis, ``|z| <= half_length``
+``convex``     ``(n, 3)`` points or a mesh file   the convex hull of the points (or of the file's vertices,
+                                                  read by trimesh: STL, OBJ, DAE, ...), geom coordinates
 =============  =================================  ==========================================================
+
+Pairs with a cylinder or a convex mesh are found from support functions (GJK and EPA, one contact per
+pair; against planes and halfspaces a manifold of up to 4 contacts), see :mod:`soadyn._kernels.convex`.
 
 An unbounded plane and a halfspace give the same contacts; the plane's size only restricts where.
 
@@ -43,36 +49,72 @@ the contact normal" (Sec. VII-A, footnote 3).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .._kernels import collision as _kc
 from ..spatial import Transform
 
-__all__ = ["GEOM_KINDS", "GEOM_SPHERE", "GEOM_CAPSULE", "GEOM_BOX", "GEOM_PLANE", "GEOM_HALFSPACE", "Contacts",
+__all__ = ["GEOM_KINDS", "GEOM_SPHERE", "GEOM_CAPSULE", "GEOM_BOX", "GEOM_PLANE", "GEOM_HALFSPACE", "GEOM_CYLINDER",
+           "GEOM_CONVEX", "Contacts", "convex_hull",
            "collide", "with_geoms"]
 
-GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE = (
-    _kc.GEOM_SPHERE, _kc.GEOM_CAPSULE, _kc.GEOM_BOX, _kc.GEOM_PLANE, _kc.GEOM_HALFSPACE)
+GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_PLANE, GEOM_HALFSPACE, GEOM_CYLINDER, GEOM_CONVEX = (
+    _kc.GEOM_SPHERE, _kc.GEOM_CAPSULE, _kc.GEOM_BOX, _kc.GEOM_PLANE, _kc.GEOM_HALFSPACE, _kc.GEOM_CYLINDER,
+    _kc.GEOM_CONVEX)
 GEOM_KINDS = {"sphere": GEOM_SPHERE, "capsule": GEOM_CAPSULE, "box": GEOM_BOX, "plane": GEOM_PLANE,
-              "halfspace": GEOM_HALFSPACE}
+              "halfspace": GEOM_HALFSPACE, "cylinder": GEOM_CYLINDER, "convex": GEOM_CONVEX}
 """Geom kind name -> type code (``Model.geom_type``)."""
 
-_SIZE_COUNT = {GEOM_SPHERE: (1,), GEOM_CAPSULE: (2,), GEOM_BOX: (3,), GEOM_PLANE: (0, 2), GEOM_HALFSPACE: (0,)}
+_FLAT = (GEOM_PLANE, GEOM_HALFSPACE)
+_SIZE_COUNT = {GEOM_SPHERE: (1,), GEOM_CAPSULE: (2,), GEOM_BOX: (3,), GEOM_PLANE: (0, 2), GEOM_HALFSPACE: (0,),
+               GEOM_CYLINDER: (2,)}
 _SIZE_NAMES = {GEOM_SPHERE: "radius", GEOM_CAPSULE: "(radius, half_length)", GEOM_BOX: "half-extents (hx, hy, hz)",
-               GEOM_PLANE: "none or (hx, hy)", GEOM_HALFSPACE: "none"}
-_CONTACTS = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 4}  # most contacts against a plane or halfspace
+               GEOM_PLANE: "none or (hx, hy)", GEOM_HALFSPACE: "none", GEOM_CYLINDER: "(radius, half_length)",
+               GEOM_CONVEX: "an (n, 3) array of points or a mesh file"}
+_CONTACTS = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 4, GEOM_CYLINDER: 4, GEOM_CONVEX: 4}
+# most contacts against a plane or halfspace
 
 
 def pair_max(ta: int, tb: int, corners: bool = False) -> int:
     """The most contacts the narrow phase produces for geom types ``ta`` and ``tb`` (``corners``: both
     geoms repeat shared corners, ``corner_normals``)."""
+    if ta in _FLAT or tb in _FLAT:
+        return 0 if (ta in _FLAT and tb in _FLAT) else _CONTACTS[tb if ta in _FLAT else ta]
     ta, tb = min(ta, tb), max(ta, tb)
-    if tb >= GEOM_PLANE:
-        return 0 if ta >= GEOM_PLANE else _CONTACTS[ta]
+    if tb >= GEOM_CYLINDER:
+        return 1  # support-function pairs: one contact (soadyn._kernels.convex)
     if (ta, tb) == (GEOM_BOX, GEOM_BOX):
         return _kc.MAX_CORNER_CONTACTS if corners else _kc.MAX_PAIR_CONTACTS
     return {(0, 0): 1, (0, 1): 1, (0, 2): 1, (1, 1): 2, (1, 2): 2}[(ta, tb)]
+
+
+def convex_hull(points, name: str = "convex") -> np.ndarray:
+    """The vertices (k, 3) of the convex hull of ``points`` (an (n, 3) array, or a mesh file that trimesh
+    reads: STL, OBJ, DAE, ...), in hull order; ``ValueError`` naming the geom for fewer than 4 points or a flat
+    set."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if isinstance(points, (str, Path)):
+        import trimesh
+
+        try:
+            mesh = trimesh.load(str(points), force="mesh")
+        except Exception as exc:  # trimesh raises many types for unreadable files
+            raise ValueError(f"geom {name!r}: cannot read the mesh file {str(points)!r}: {exc}") from None
+        points = mesh.vertices
+    try:
+        P = np.asarray(points, dtype=float).reshape(-1, 3)
+    except (TypeError, ValueError):
+        raise ValueError(f"geom {name!r}: a convex geom takes {_SIZE_NAMES[GEOM_CONVEX]}") from None
+    if P.shape[0] < 4 or not np.all(np.isfinite(P)):
+        raise ValueError(f"geom {name!r}: a convex geom needs at least 4 finite points, got {P.shape[0]}")
+    try:
+        hull = ConvexHull(P)
+    except QhullError as exc:
+        raise ValueError(f"geom {name!r}: the points span no volume (flat or degenerate): {exc}") from None
+    return np.ascontiguousarray(P[hull.vertices])
 
 
 @dataclass(frozen=True)
@@ -90,6 +132,7 @@ class GeomSpec:
     group: int
     mask: int
     corner_normals: bool = False
+    vertices: np.ndarray | None = None  # convex: hull vertices (k, 3) in geom coordinates
 
 
 def _number(x, what: str, name: str) -> float:
@@ -135,18 +178,24 @@ def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, m
     if kind not in GEOM_KINDS:
         raise ValueError(f"geom {name!r}: kind must be one of {sorted(GEOM_KINDS)}, got {kind!r}")
     t = GEOM_KINDS[kind]
-    vals = [] if size is None else np.atleast_1d(np.asarray(size, dtype=object)).ravel().tolist()
-    if len(vals) not in _SIZE_COUNT[t]:
-        raise ValueError(f"geom {name!r}: a {kind} takes size {_SIZE_NAMES[t]}, got {size!r}")
+    vertices = None
     s = np.zeros(3)
-    for k, v in enumerate(vals):
-        s[k] = _number(v, "size", name)
-    if t == GEOM_PLANE and vals:
-        if not (s[0] > 0.0 and s[1] > 0.0):
-            raise ValueError(f"geom {name!r}: a finite plane needs half-sizes (hx, hy) > 0, got {size!r} "
-                             "(leave the size out for an unbounded plane)")
-    elif np.any(s[:len(vals)] <= 0.0):
-        raise ValueError(f"geom {name!r}: {kind} size {_SIZE_NAMES[t]} must be > 0, got {size!r}")
+    if t == GEOM_CONVEX:
+        vertices = convex_hull(size, name)
+        vertices.setflags(write=False)
+        s[0] = np.sqrt((vertices ** 2).sum(axis=1).max())  # bounding radius about the geom origin
+    else:
+        vals = [] if size is None else np.atleast_1d(np.asarray(size, dtype=object)).ravel().tolist()
+        if len(vals) not in _SIZE_COUNT[t]:
+            raise ValueError(f"geom {name!r}: a {kind} takes size {_SIZE_NAMES[t]}, got {size!r}")
+        for k, v in enumerate(vals):
+            s[k] = _number(v, "size", name)
+        if t == GEOM_PLANE and vals:
+            if not (s[0] > 0.0 and s[1] > 0.0):
+                raise ValueError(f"geom {name!r}: a finite plane needs half-sizes (hx, hy) > 0, got {size!r} "
+                                 "(leave the size out for an unbounded plane)")
+        elif np.any(s[:len(vals)] <= 0.0):
+            raise ValueError(f"geom {name!r}: {kind} size {_SIZE_NAMES[t]} must be > 0, got {size!r}")
     mu = _number(mu, "mu", name)
     restitution = _number(restitution, "restitution", name)
     margin = _number(margin, "margin", name)
@@ -162,17 +211,20 @@ def geom_spec(name, body, kind, size, placement=None, mu=0.5, restitution=0.0, m
         raise ValueError(f"geom {name!r}: corner_normals applies to boxes only, got a {kind}")
     s.setflags(write=False)
     return GeomSpec(name, body, t, s, _placement(placement, name), mu, restitution, margin,
-                    _bits(group, "group", name), _bits(mask, "mask", name), bool(corner_normals))
+                    _bits(group, "group", name), _bits(mask, "mask", name), bool(corner_normals), vertices)
 
 
 def geom_declaration(model, g: int) -> dict:
     """The :meth:`~soadyn.ModelBuilder.add_geom` arguments that reproduce geom ``g`` of ``model`` (on the
     body of the same name, at the same placement in the body frame)."""
     t, s, b = int(model.geom_type[g]), model.geom_size[g], int(model.geom_body[g])
-    n = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 3, GEOM_PLANE: 2 if s[0] > 0.0 else 0}.get(t, 0)
+    n = {GEOM_SPHERE: 1, GEOM_CAPSULE: 2, GEOM_BOX: 3, GEOM_PLANE: 2 if s[0] > 0.0 else 0, GEOM_CYLINDER: 2}.get(t, 0)
     kind = next(k for k, c in GEOM_KINDS.items() if c == t)
+    size = tuple(float(x) for x in s[:n]) or None
+    if t == GEOM_CONVEX:
+        size = model.mesh_vert[model.geom_vertadr[g]:model.geom_vertadr[g] + model.geom_vertnum[g]].copy()
     return dict(name=model.geom_name[g], body="world" if b < 0 else model.body_names[b], kind=kind,
-                size=tuple(float(x) for x in s[:n]) or None, placement=Transform(model.geom_E[g], model.geom_r[g]),
+                size=size, placement=Transform(model.geom_E[g], model.geom_r[g]),
                 mu=float(model.geom_mu[g]), restitution=float(model.geom_restitution[g]),
                 margin=float(model.geom_margin[g]), group=int(model.geom_group[g]), mask=int(model.geom_mask[g]),
                 corner_normals=bool(model.geom_corners[g]))
@@ -223,6 +275,8 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
             pairs.append((a, b))
             pmax.append(pair_max(types[i], types[j], bool(corners[i] and corners[j])))
     npair = len(pairs)
+    counts = np.array([0 if g.vertices is None else g.vertices.shape[0] for g in specs], np.int64)
+    verts = [g.vertices for g in specs if g.vertices is not None]
     return dict(
         ng=ng, geom_name=names, geom_body=_readonly(body, np.int64), geom_type=_readonly(types, np.int64),
         geom_size=_readonly(np.array([g.size for g in specs]).reshape(ng, 3), np.float64),
@@ -232,6 +286,8 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
         geom_margin=_readonly([g.margin for g in specs], np.float64),
         geom_group=_readonly(groups, np.int64), geom_mask=_readonly(masks, np.int64),
         geom_corners=_readonly(corners, np.int64),
+        geom_vertadr=_readonly(np.cumsum(counts) - counts, np.int64), geom_vertnum=_readonly(counts, np.int64),
+        mesh_vert=_readonly(np.concatenate(verts) if verts else np.zeros((0, 3)), np.float64),
         npair=npair, pair_geom=_readonly(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
         pair_max=_readonly(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
 
@@ -317,7 +373,9 @@ def collide(model, data, q) -> Contacts:
     copy_in(q, data.q, "q")
     st = _kc.detect(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
                     model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, model.geom_margin,
-                    model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, data.gR, data.gp, data.con_geom, data.con_body, data.con_point, data.con_normal,
+                    model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, model.geom_vertadr,
+                    model.geom_vertnum, model.mesh_vert, data.gR, data.gp, data.con_geom, data.con_body, data.con_point,
+                    data.con_normal,
                     data.con_gap, data.con_mu, data.con_eps, data.ncon)
     check_status(st, model, data.q)
     n = int(data.ncon[0])

@@ -66,7 +66,7 @@ def loop_arrays(m) -> tuple:
 def geom_arrays(m) -> tuple:
     """The model's geometry in the argument order of the contact kernels."""
     return (m.geom_body, m.geom_type, m.geom_size, m.geom_E, m.geom_r, m.geom_mu, m.geom_restitution, m.geom_margin,
-            m.geom_corners, m.pair_geom)
+            m.geom_corners, m.pair_geom, m.geom_vertadr, m.geom_vertnum, m.mesh_vert)
 
 
 def contact_buffers(d) -> tuple:

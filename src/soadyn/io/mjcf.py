@@ -23,8 +23,8 @@ Mapping (MuJoCo documentation, "Computation" and "XML reference"):
   gravity (zero when ``<flag gravity="disable">``) -> the builder's gravity; ``<option timestep>`` ->
   ``Model.timestep``.
 * geoms that can collide (``contype`` or ``conaffinity`` non-zero, contacts not disabled) of type sphere,
-  capsule, box and plane (MuJoCo's planes are unbounded for collision: so is the imported one) become
-  soadyn geoms with the sliding friction ``friction[0]`` and margin; MuJoCo's pair filter (``contype``/
+  capsule, box, cylinder, plane (MuJoCo's planes are unbounded for collision: so is the imported one) and
+  mesh (its convex hull, as MuJoCo collides with) become soadyn geoms with the sliding friction ``friction[0]`` and margin; MuJoCo's pair filter (``contype``/
   ``conaffinity`` bit test, ``<exclude>``, the parent-child filter) is reproduced exactly with explicit
   exclusions.
 
@@ -32,8 +32,7 @@ Refused by default (``ModelError`` listing every instance; ``unsupported="warn"`
 them and warns instead), because the loaded model would move differently from MuJoCo's: joint
 ``armature`` and ``frictionloss``, damping or stiffness on ball and free joints, tendons that act (stiffness,
 damping, limits), equality constraints, fluid forces (``density``/``viscosity``), explicit ``<pair>``
-contacts, gravity compensation and collision geoms of unsupported types (ellipsoid, height field, SDF,
-cylinder, mesh). Ignored with a warning: actuators (apply ``tau`` instead), and tendons that only route
+contacts, gravity compensation and collision geoms of unsupported types (ellipsoid, height field, SDF). Ignored with a warning: actuators (apply ``tau`` instead), and tendons that only route
 actuators or sensors.
 """
 
@@ -51,7 +50,8 @@ from ..spatial import Inertia, Transform, rot_axis
 __all__ = ["load_mjcf", "from_mjmodel", "state_from_mujoco", "velocity_map", "UNSUPPORTED_MODES"]
 
 UNSUPPORTED_MODES = ("error", "warn")
-_GEOM_KINDS = {"sphere": "sphere", "capsule": "capsule", "box": "box", "plane": "plane"}
+_GEOM_KINDS = {"sphere": "sphere", "capsule": "capsule", "box": "box", "plane": "plane", "cylinder": "cylinder",
+               "mesh": "convex"}
 
 
 def load_mjcf(path, *, unsupported: str = "error", name: str | None = None) -> Model:
@@ -183,9 +183,12 @@ def _add_geoms(builder: ModelBuilder, m, bodies: list) -> None:
             continue
         kind = kinds[int(m.geom_type[g])]
         size = {"sphere": m.geom_size[g][:1], "capsule": m.geom_size[g][:2], "box": m.geom_size[g],
-                "plane": None}[kind]
+                "plane": None, "cylinder": m.geom_size[g][:2], "mesh": None}[kind]
+        if kind == "mesh":  # MuJoCo collides with the mesh's convex hull too
+            mesh = m.geom_dataid[g]
+            size = m.mesh_vert[m.mesh_vertadr[mesh]:m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]]
         nm = _name(m, mujoco.mjtObj.mjOBJ_GEOM, g, f"geom{g}")
-        builder.add_geom(nm, bodies[m.geom_bodyid[g]], kind, size,
+        builder.add_geom(nm, bodies[m.geom_bodyid[g]], _GEOM_KINDS[kind], size,
                          Transform.from_pose(_quat_matrix(m.geom_quat[g]), m.geom_pos[g]),
                          mu=float(m.geom_friction[g][0]), margin=float(m.geom_margin[g]))
         names.append(nm)

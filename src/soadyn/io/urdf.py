@@ -80,7 +80,7 @@ _NUMERIC = {
 
 
 def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mimic: str | None = None,
-              strict: bool = False) -> Model:
+              strict: bool = False, collision: bool = False) -> Model:
     """Load the URDF file ``path`` into a :class:`Model` (see the module docstring for the mapping).
 
     ``floating_base``: attach the root link by a ``Free`` joint named ``"root_joint"`` instead of
@@ -88,14 +88,26 @@ def load_urdf(path, floating_base: bool = False, name: str | None = None, *, mim
     :class:`soadyn.mimic.MimicModel` (mimic joints follow their primaries exactly); ``"independent"`` loads ``<mimic>`` joints as independent joints, ``"error"`` rejects them; the default
     (None) loads them as independent joints with a warning naming them. ``strict``: refuse non-physical
     inertias instead of repairing them (see the module docstring). The model's ``source`` is the file's
-    resolved path (the viewer loads the visual meshes from it).
+    resolved path (the viewer loads the visual meshes from it). ``collision``: add the links'
+    ``<collision>`` geometry as geoms (:mod:`soadyn.io.urdf_collision`).
     Raises ``FileNotFoundError`` for a missing file and ``ModelError`` naming the file and element for
     malformed or unsupported content.
     """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"URDF file not found: {str(path)!r}")
-    return _load(p.read_bytes(), str(p), floating_base, name, mimic, strict, file=str(p.resolve()))
+    model = _load(p.read_bytes(), str(p), floating_base, name, mimic, strict, file=str(p.resolve()))
+    return _with_collision(model, p.read_bytes(), str(p)) if collision else model
+
+
+def _with_collision(model, data: bytes, source: str):
+    import yourdfpy
+
+    from .urdf_collision import with_collision_geoms
+
+    urdf = yourdfpy.URDF.load(io.BytesIO(data), build_scene_graph=False, load_meshes=False,
+                              build_collision_scene_graph=False, load_collision_meshes=False)
+    return with_collision_geoms(model, urdf.robot, source)
 
 
 def load_urdf_string(xml: str | bytes, floating_base: bool = False, name: str | None = None, *,

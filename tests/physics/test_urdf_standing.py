@@ -1,0 +1,55 @@
+"""A URDF robot stands on its own collision meshes: solo12 (example-robot-data) loaded with
+``collision=True`` (its 17 ``<collision>`` meshes as convex hulls), a halfspace floor, joint springs holding
+a crouched posture, dropped from 6 cm above its standing height. After 1 s it rests on its four foot meshes
+(and nothing else), the base at the height the legs' geometry gives, with the penetration within the contact
+step's error correction. No hand-made spheres."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import soadyn as sd
+from soadyn.contact import ContactSettings, collide
+from soadyn.contact.geometry import with_geoms
+
+pytest.importorskip("trimesh")
+
+REST_SPEED = 0.05  # m/s or rad/s: largest generalized velocity counted as at rest after 1 s
+PENETRATION = 1e-3  # m: the deepest contact allowed at rest
+
+
+def _crouched(model):
+    q = model.neutral_q()
+    for i, n in enumerate(model.jnt_names):
+        if n.endswith("HFE"):
+            q[model.jnt_qadr[i]] = 0.8 if n.startswith("F") else -0.8
+        if n.endswith("KFE"):
+            q[model.jnt_qadr[i]] = -1.6 if n.startswith("F") else 1.6
+    return q
+
+
+def test_solo12_stands_on_its_collision_meshes():
+    from soadyn.models.robots import robot_urdf
+
+    try:
+        path = robot_urdf("solo12")
+    except ValueError as exc:
+        pytest.skip(str(exc))
+    model = sd.Model.from_urdf(path, floating_base=True, mimic="independent", collision=True)
+    assert model.ng == 17 and np.all(model.geom_type == sd.contact.geometry.GEOM_CONVEX)
+    model = with_geoms(model, [dict(name="floor", body="world", kind="halfspace", mu=0.8)])
+    q0 = _crouched(model)
+    q0[2] = 0.3
+    one = model.jnt_vadr[model.jnt_nv == 1]
+    k, c, ref = np.zeros(model.nv), np.zeros(model.nv), np.zeros(model.nv)
+    k[one], c[one], ref[one] = 20.0, 0.5, q0[model.jnt_qadr[model.jnt_nv == 1]]
+    model = dataclasses.replace(model, dof_stiffness=k, dof_damping=c, dof_springref=ref)
+    assert collide(model, model.data(), q0).count == 0  # starts in the air, no self-contact
+    traj = sd.Simulator(model, dt=1e-3, contact=ContactSettings()).rollout(q0, np.zeros(model.nv), duration=1.0)
+    assert np.abs(traj.qd[-1]).max() < REST_SPEED, f"not at rest: |qd| = {np.abs(traj.qd[-1]).max():.3g}"
+    assert 0.2 < traj.q[-1, 2] < 0.26, f"base height {traj.q[-1, 2]:.4f} m"
+    touching = collide(model, model.data(), traj.q[-1])
+    bodies = {model.geom_name[a] for a, b in touching.geom}
+    assert bodies == {f"{leg}_FOOT/collision0" for leg in ("FL", "FR", "HL", "HR")}, bodies
+    assert touching.gap.min() > -PENETRATION, f"penetration {-touching.gap.min():.3g} m"
