@@ -24,16 +24,16 @@ Mapping (MuJoCo documentation, "Computation" and "XML reference"):
   ``Model.timestep``.
 * geoms that can collide (``contype`` or ``conaffinity`` non-zero, contacts not disabled) of type sphere,
   capsule, box, cylinder, plane (MuJoCo's planes are unbounded for collision: so is the imported one) and
-  mesh (its convex hull, as MuJoCo collides with) become soadyn geoms with the sliding friction ``friction[0]`` and margin; MuJoCo's pair filter (``contype``/
-  ``conaffinity`` bit test, ``<exclude>``, the parent-child filter) is reproduced exactly with explicit
-  exclusions.
+  mesh (its convex hull, as MuJoCo collides with) become soadyn geoms with the sliding friction
+  ``friction[0]`` and margin; MuJoCo's pair filter (``contype``/``conaffinity`` bit test, ``<exclude>``, the
+  parent-child filter) is reproduced exactly with explicit exclusions.
 
 Refused by default (``ModelError`` listing every instance; ``unsupported="warn"`` loads the model without
 them and warns instead), because the loaded model would move differently from MuJoCo's: joint
 ``armature`` and ``frictionloss``, damping or stiffness on ball and free joints, tendons that act (stiffness,
 damping, limits), equality constraints, fluid forces (``density``/``viscosity``), explicit ``<pair>``
-contacts, gravity compensation and collision geoms of unsupported types (ellipsoid, height field, SDF). Ignored with a warning: actuators (apply ``tau`` instead), and tendons that only route
-actuators or sensors.
+contacts, gravity compensation and collision geoms of unsupported types (ellipsoid, height field, SDF).
+Ignored with a warning: actuators (apply ``tau`` instead), and tendons that only route actuators or sensors.
 """
 
 from __future__ import annotations
