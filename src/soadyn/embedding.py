@@ -673,5 +673,12 @@ def forward_dynamics(em: EmbeddedModel, data: EmbeddedData, x, xd, tau=None, f_e
 
 
 def _call_forward(em: EmbeddedModel, data: EmbeddedData) -> int:
-    return _ks.ce_forward(*em._args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol,
-                          em.max_iter, *data._work(), data.q, data.qd, data.qdd, data.xdd)
+    return _ks.ce_forward(*ce_kernel_arguments(em, data))
+
+
+def ce_kernel_arguments(em: EmbeddedModel, data: EmbeddedData) -> tuple:
+    """The arguments of the CE kernel (:func:`soadyn._kernels.embed_sim.ce_forward`) for the inputs last set
+    by :func:`forward_dynamics` in ``data``: for kernels that run its stages one by one (the timing
+    breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
+    return (*em._args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol, em.max_iter,
+            *data._work(), data.q, data.qd, data.qdd, data.xdd)

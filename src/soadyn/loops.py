@@ -194,22 +194,30 @@ def forward_dynamics(model: Model, data, q, qd, tau, f_ext=None, method: str = "
     _check_data(model, data)
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
-    alpha, beta = _stabilization(baumgarte)
-    arrays = _loop_arrays(model)
     if method == "kkt":
+        alpha, beta = _stabilization(baumgarte)
         return _kkt(model, data, q, qd, tau, f_ext, alpha, beta)
+    st = _kl.ta_forward(*ta_kernel_arguments(model, data, q, qd, tau, f_ext, baumgarte))
+    check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
+    return data.qdd
+
+
+def ta_kernel_arguments(model: Model, data, q, qd, tau, f_ext=None, baumgarte=None) -> tuple:
+    """The arguments of the TA kernel (:func:`soadyn._kernels.loops.ta_forward`) for one call, the inputs
+    copied into ``data``: for :func:`forward_dynamics`, and for kernels that run its stages one by one
+    (the timing breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
+    _check_data(model, data)
+    alpha, beta = _stabilization(baumgarte)
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
     copy_in(tau, data.tau_in, "tau")
     fext = external_forces(model, data, f_ext)
-    st = _kl.ta_forward(*model._tree, *arrays, data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
-                        data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv,
-                        data.u, data.a, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.node_count,
-                        data.node_cpar, data.node_vid, data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q,
-                        data.loop_K, data.loop_f, data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_lambda,
-                        data.qdd, data.loop_info)
-    check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
-    return data.qdd
+    return (*model._tree, *_loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
+            data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv,
+            data.u, data.a, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.node_count,
+            data.node_cpar, data.node_vid, data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q,
+            data.loop_K, data.loop_f, data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_lambda,
+            data.qdd, data.loop_info)
 
 
 def _kkt(model: Model, data, q, qd, tau, f_ext, alpha: float, beta: float) -> np.ndarray:
