@@ -64,4 +64,4 @@ def test_breakdown_text():
     text = bd.explain(m, run)
     assert set(text) == {"ta", "fa"}
     assert "TA/CE 2.2 per evaluation" in text["ta"] and "TA/CE 2.7:" in text["ta"]
-    assert "FA/CE is 43 per kernel evaluation and 80 in the run" in text["fa"]
+    assert "FA/CE is 43 per kernel evaluation and 80 in rollouts" in text["fa"]

@@ -13,7 +13,10 @@ shared machine the best sample is the one least disturbed by other processes):
   checks, copies, kernel dispatch) minus the same evaluation inside the kernel. The Table 1 runs of CE and TA
   are whole rollouts in one kernel call and do not pay it; the FA runs are stepped from Python and pay it
   four times a step, with the FA driver's spring couples (``augmented.fa_spring_forces``);
-- per stage in the run: the Table 1 wall clock divided by the number of evaluations (4 per RK4 step);
+- per evaluation in a rollout: the wall clock of 20 RK4 steps minus that of 10 steps (so the call's fixed
+  cost drops out), over the 40 evaluations between them, for CE analytic, TA and FA without error control
+  (:func:`rollout_times`); the Table 1 wall clock over its evaluations is shown too (on a busy machine long
+  runs are slowed by other processes, these short ones much less);
 - KKT: the augmented system ``[M, -G^T; G, 0]`` by scipy's sparse LU (``method="kkt"``), the alternative to
   Lemma 2 for the FA model, for reference.
 
@@ -114,6 +117,20 @@ def measure(reps: int = REPS) -> dict:
     return out
 
 
+def rollout_times(samples: int = 5) -> dict:
+    """Microseconds per evaluation inside rollouts (see the module docstring), by variant."""
+    from .jain2012_rover import simulate
+
+    model = ler_rover()
+    out = {}
+    for v in ("ce_analytic", "ta_none", "fa_none"):
+        n = samples if v != "fa_none" else 2
+        t10 = min(simulate(v, 1e-3, 0.01, progress=False, model=model).wall_s for _ in range(n))
+        t20 = min(simulate(v, 1e-3, 0.02, progress=False, model=model).wall_s for _ in range(n))
+        out[v] = max(t20 - t10, 0.0) / 40 * 1e6
+    return out
+
+
 def run_stage_times(table1: dict) -> dict:
     """Microseconds per forward-dynamics evaluation in the Table 1 runs (wall clock over 4 evaluations per
     RK4 step), by variant."""
@@ -122,9 +139,10 @@ def run_stage_times(table1: dict) -> dict:
 
 
 def explain(m: dict, run: dict) -> dict:
-    """One or two sentences per ratio (TA/CE, FA/CE) from the measured parts."""
+    """A few sentences per ratio (TA/CE, FA/CE) from the measured parts: ``m`` from :func:`measure`, ``run``
+    from :func:`rollout_times`."""
     ce, ta, fa = m["ce"]["stages"], m["ta"]["stages"], m["fa"]["stages"]
-    ce_run, ta_run, fa_run = run.get("ce_analytic"), run.get("ta_none"), run.get("fa_none")
+    ce_run, ta_run, fa_run = run.get("ce_analytic"), run.get("ta_none"), run.get("fa_none")  # per rollout evaluation
     text = {}
     if ce_run and ta_run:
         text["ta"] = (f"In the kernel one TA evaluation takes {ta['all']:.0f} us (first ABA pass {ta['aba']:.0f}, "
@@ -132,11 +150,13 @@ def explain(m: dict, run: dict) -> dict:
                       f"{ta['solve']:.0f}, correction pass {ta['correction']:.0f}) and one CE evaluation "
                       f"{ce['all']:.0f} us (loop solve {ce['loop_solve']:.0f}, hinge maps {ce['hinge_maps']:.0f}, "
                       f"compound-body passes {ce['accelerations']:.0f}): TA/CE {ta['all'] / ce['all']:.1f} per "
-                      f"evaluation, against the paper's {PAPER['ta']:.1f} for whole runs. In the Table 1 runs an "
+                      f"evaluation, against the paper's {PAPER['ta']:.1f} for whole runs. Inside rollouts an "
                       f"evaluation costs {ta_run:.0f} us (TA) and {ce_run:.0f} us (CE), TA/CE "
-                      f"{ta_run / ce_run:.1f}: the rest is the rollouts' own cost per stage (integration, springs, "
-                      f"CE's tree-state bookkeeping), {ta_run - ta['all']:+.0f} us for TA and "
-                      f"{ce_run - ce['all']:+.0f} us for CE.")
+                      f"{ta_run / ce_run:.1f}: the rollouts' cost per evaluation outside the dynamics (RK4 "
+                      f"updates, joint springs, and Simulator.rollout's energies and constraint errors of every "
+                      f"state, for CE after mapping each state to the tree; on a busy machine also other "
+                      f"processes) is {ta_run - ta['all']:+.0f} us for TA and {ce_run - ce['all']:+.0f} us for "
+                      f"CE. The paper's wall clock has no such bookkeeping.")
     if ce_run and fa_run:
         text["fa"] = (f"One FA evaluation takes {fa['all']:.0f} us in the kernel: the Schur complement of the 162 "
                       f"rows {fa['schur']:.0f} us and its solve {fa['solve']:.0f} us (an explicit O(n_c^3) "
@@ -144,7 +164,7 @@ def explain(m: dict, run: dict) -> dict:
                       f"{fa['aba'] + fa['correction']:.0f} us; the run adds the Python driver (spring couples "
                       f"{m['fa']['springs']:.0f} us, call {m['fa']['fixed']:.0f} us) for {fa_run:.0f} us per "
                       f"evaluation. FA/CE is {fa['all'] / ce['all']:.0f} per kernel evaluation and "
-                      f"{fa_run / ce_run:.0f} in the run (paper {PAPER['fa']:.0f}): the dense 162-row solve, "
+                      f"{fa_run / ce_run:.0f} in rollouts (paper {PAPER['fa']:.0f}): the dense 162-row solve, "
                       f"which the paper's FA does not report separately, decides it; the sparse KKT solve of "
                       f"the FA model would take {m['fa']['kkt']:.0f} us.")
     return text
@@ -155,7 +175,8 @@ def breakdown(table1: dict, out_dir="soadyn-out", reps: int = REPS) -> dict:
     :func:`soadyn.experiments.jain2012_rover.reproduce_table1`) and explain the ratios. Writes
     ``jain2012-breakdown.csv`` (method, part, us per evaluation) and ``.json``; returns the JSON content."""
     m = measure(reps)
-    run = run_stage_times(table1)
+    run = rollout_times()
+    table_run = run_stage_times(table1)
     rows = []
     for method, key in (("CE (analytic)", "ce"), ("TA", "ta"), ("FA", "fa")):
         for part, us in m[key]["stages"].items():
@@ -166,10 +187,12 @@ def breakdown(table1: dict, out_dir="soadyn-out", reps: int = REPS) -> dict:
                 rows.append((method, {"kkt": "KKT by sparse LU (per call)",
                                       "springs": "FA driver: spring couples"}[extra], m[key][extra]))
         variant = {"ce": "ce_analytic", "ta": "ta_none", "fa": "fa_none"}[key]
-        if variant in run:
-            rows.append((method, "per evaluation in the Table 1 run", run[variant]))
-    ce_run = run.get("ce_analytic")
-    ratios = {k: {"run": run[v] / ce_run if ce_run and v in run else None,
+        rows.append((method, "per evaluation in a rollout (20 - 10 steps)", run[variant]))
+        if variant in table_run:
+            rows.append((method, "per evaluation in the Table 1 run", table_run[variant]))
+    ce_table = table_run.get("ce_analytic")
+    ratios = {k: {"table1_run": table_run[v] / ce_table if ce_table and v in table_run else None,
+                  "rollout": run[v] / run["ce_analytic"] if run["ce_analytic"] else None,
                   "kernel": m[k]["stages"]["all"] / m["ce"]["stages"]["all"], "paper": PAPER[k]}
               for k, v in (("ta", "ta_none"), ("fa", "fa_none"))}
     out = Path(out_dir)
@@ -180,7 +203,8 @@ def breakdown(table1: dict, out_dir="soadyn-out", reps: int = REPS) -> dict:
         w.writerow(["method", "part", "us_per_evaluation"])
         w.writerows([(a, b, f"{c:.3f}") for a, b, c in rows])
     result = {"table": "Jain et al. 2012, Table 1: cost breakdown per forward-dynamics evaluation",
-              "sizes": m["sizes"], "parts": m, "run_us_per_evaluation": run, "ratios": ratios,
+              "sizes": m["sizes"], "parts": m, "rollout_us_per_evaluation": run,
+              "table1_us_per_evaluation": table_run, "ratios": ratios,
               "explanation": explain(m, run), "rows": [list(r) for r in rows],
               "files": {"breakdown": f"{stem}.csv", "breakdown_summary": f"{stem}.json"}}
     Path(f"{stem}.json").write_text(json.dumps(result, indent=2, default=float) + "\n")
@@ -192,8 +216,10 @@ def format_breakdown(result: dict) -> str:
     lines = [f"  {'method':<15}{'part':<42}{'us':>10}"]
     lines += [f"  {a:<15}{b:<42}{c:>10.1f}" for a, b, c in result["rows"]]
     for k, r in result["ratios"].items():
-        run = "-" if r["run"] is None else f"{r['run']:.2f}"
-        lines.append(f"  {k.upper()}/CE: run {run}, kernel evaluation {r['kernel']:.2f}, paper {r['paper']:.2f}")
+        t1 = "-" if r["table1_run"] is None else f"{r['table1_run']:.2f}"
+        ro = "-" if r["rollout"] is None else f"{r['rollout']:.2f}"
+        lines.append(f"  {k.upper()}/CE: Table 1 run {t1}, rollout {ro}, kernel evaluation {r['kernel']:.2f}, "
+                     f"paper {r['paper']:.2f}")
     for k, text in result["explanation"].items():
         lines.append(f"  why {k.upper()}/CE differs: {text}")
     return "\n".join(lines)
