@@ -671,15 +671,19 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
 
 
 def _warmup_embedding() -> None:
-    """Constraint embedding kernels on the planar four bar: CE forward dynamics, tree states and rollouts."""
+    """Constraint embedding kernels on the planar four bar: CE forward dynamics (and its stage loop), tree
+    states and rollouts."""
     from . import embedding
+    from ._kernels import stages
     from .models import initial_state, planar_four_bar
 
     model = planar_four_bar()
     state = initial_state(model)
     em = model.embed_loops(q_ref=state.q)
     x, xd = em.from_tree_state(state.q, state.qd)
-    embedding.forward_dynamics(em, em.data(), x, xd, state.tau(model))
+    ed = em.data()
+    embedding.forward_dynamics(em, ed, x, xd, state.tau(model))
+    stages.ce_stage(0, 1, *embedding.ce_kernel_arguments(em, ed))  # the stage loop of the cost breakdown
     for integrator in ("rk4", "semi_implicit"):
         em.tree_trajectory(soadyn.Simulator(em, 1e-3, integrator=integrator).rollout(x, xd, steps=2))
 
@@ -700,6 +704,7 @@ def _warmup_loops() -> None:
     """Closed-chain kernels on the planar four bar: TA and KKT forward dynamics, constraint state,
     projection, and loop simulations with each error control."""
     from . import loops
+    from ._kernels import stages
     from .models import initial_state, planar_four_bar
 
     model = planar_four_bar()
@@ -708,6 +713,7 @@ def _warmup_loops() -> None:
     q, qd, tau = state.q, state.qd, state.tau(model)
     for method in loops.METHODS:
         loops.forward_dynamics(model, d, q, qd, tau, method=method, baumgarte=(1.0, 1.0))
+    stages.ta_stage(0, 1, *loops.ta_kernel_arguments(model, d, q, qd, tau))  # the stage loop of the cost breakdown
     loops.constraint_state(model, d, q, qd)
     loops.project(model, d, q, qd)
     for stabilization in (None, "baumgarte", "projection"):

@@ -388,15 +388,18 @@ def _api_calls(model, rng):
                     sim.rollout(sq, v(sqd, k), steps=2, progress=False)
                     sim.step(sq, v(sqd, k))
             calls["contact"] = simulate_contact
-    if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection
+    if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection, stage loops
         from soadyn import loops
+        from soadyn._kernels import stages
 
         state = sd.models.initial_state(model)
         lq, lqd, ltau = state.q, state.qd, state.tau(model)
         calls["loops"] = lambda k: ([loops.forward_dynamics(model, d, v(lq, k), v(lqd, k), v(ltau, k), method=m)
                                      for m in loops.METHODS],
                                     loops.constraint_state(model, d, v(lq, k), v(lqd, k)),
-                                    loops.project(model, d, v(lq, k), v(lqd, k)))
+                                    loops.project(model, d, v(lq, k), v(lqd, k)),
+                                    stages.ta_stage(0, 1, *loops.ta_kernel_arguments(model, d, v(lq, k), v(lqd, k),
+                                                                                     v(ltau, k))))
         if hasattr(sd, "Simulator"):
             def simulate_loops(k):
                 for stabilization in (None, "baumgarte", "projection"):
@@ -412,6 +415,7 @@ def _api_calls(model, rng):
 
             def embed(k):
                 sd.embedding.forward_dynamics(em, ed, v(ex, k), v(exd, k), v(ltau, k))
+                stages.ce_stage(0, 1, *sd.embedding.ce_kernel_arguments(em, ed))
                 em.tree_state(v(ex, k), v(exd, k), data=ed)
                 for integrator in ("rk4", "semi_implicit"):
                     sim = sd.Simulator(em, 1e-3, integrator=integrator)

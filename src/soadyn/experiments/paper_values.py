@@ -160,10 +160,10 @@ def jain2014_table2(r: dict) -> list:
             else:
                 rows.append(size_row(f"n = {n}: {label} LCP size at 4 contacts", p[f], at4))
         rows.append(ratio_row(f"n = {n}: speedup NMC/OS / OS", p["speedup"], row["speedup"],
-                              "soadyn's OS step is one kernel call over the whole rollout with the O(N + n_c^2) "
-                              "compliance, so its OS time grows little with n, while the paper's OS time grows "
-                              "8x from 3 to 30 links; the NMC/OS cost, dominated by Lemke on 5n + 24 rows, "
-                              "grows alike in both, so soadyn's speedup is larger at small n."))
+                              "soadyn's OS run is one kernel call with the O(N + n_c^2) compliance, so its time "
+                              "grows little with n, where the paper's grows 8x from 3 to 30 links (0.63 to 5.13 s); "
+                              "the NMC/OS runs pay Lemke on 5n + 24 rows in both, so soadyn's speedup is larger "
+                              "at small n and meets the paper's near 30 links."))
     full = [row for row in r["rows"] if row["paper"]["speedup"] is not None]
     if len(full) >= 2:
         s = [row["speedup"] for row in full]
@@ -348,9 +348,11 @@ def drumwright_table1(r: dict, paper_sizes: dict, paper_table: dict) -> list:
                                   "the boxes slipped out"))
             rows.append(info_row(f"[{tag}] modified PPM pivots (mean)", f"{DRUMWRIGHT_PIVOTS[0]} (max "
                                  f"{DRUMWRIGHT_PIVOTS[1]})", ns["mean_pivots"],
-                                 "soadyn's no-slip step solves the tangent rows as equalities first (FIND-INDICES); "
-                                 "with the paper's side normals these equalities already hold the boxes, so the "
-                                 "normal LCP is often solved without a pivot"))
+                                 "soadyn's no-slip step makes the tangent rows equalities (FIND-INDICES); with the "
+                                 "paper's side normals their tangent rows include the face normal, so the "
+                                 "equalities already hold the boxes and the normal LCP needs no pivot"
+                                 if gen == "rpisim" else "the same no-slip step on 12 contacts, without the side "
+                                 "normals' rows"))
         if st is not None:
             rows.append(info_row(f"[{tag}] Stewart-Trinkle keeps the grasp", "about ten iterations",
                                  f"{st['grasped_steps_min']} of {st['steps']} steps"
