@@ -168,8 +168,77 @@ def resolve_model(spec: str, floating_base: bool | None = None) -> soadyn.Model:
                      "or the path of a .urdf file")
 
 
+# ------------------------------------------------------------------------------------------ output paths
+class OutputPath(click.ParamType):
+    """An output folder (``--out``) or file (``--json``), checked before the run: a folder is created and
+    must accept a file; an existing non-empty folder or an existing file is only written into with
+    ``--force`` (a user's files are never replaced silently)."""
+
+    name = "path"
+
+    def __init__(self, folder: bool):
+        self.folder = folder
+
+    def convert(self, value, param, ctx):
+        path = Path(value)
+        force = bool(ctx and ctx.meta.get("soadyn_force"))
+        try:
+            if self.folder:
+                if path.exists() and not path.is_dir():
+                    self.fail(f"{path} exists and is not a folder", param, ctx)
+                taken = sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+                if taken and not force:
+                    self.fail(f"{path} already holds files ({', '.join(taken[:5])}{', ...' if len(taken) > 5 else ''})"
+                              ": pass --force to write into it (files of the same names are replaced), or choose "
+                              "another folder", param, ctx)
+                path.mkdir(parents=True, exist_ok=True)
+                probe = path / ".soadyn-write-test"
+                probe.write_bytes(b"")
+                probe.unlink()
+            else:
+                if path.is_dir():
+                    self.fail(f"{path} is a folder", param, ctx)
+                if path.exists() and not force:
+                    self.fail(f"{path} exists: pass --force to replace it, or choose another file", param, ctx)
+                if not path.parent.is_dir():
+                    self.fail(f"folder {path.parent} does not exist", param, ctx)
+        except OSError as exc:
+            self.fail(f"{path}: cannot write there ({exc.strerror or exc})", param, ctx)
+        return path
+
+
+OUT_FOLDER = OutputPath(folder=True)
+OUT_FILE = OutputPath(folder=False)
+
+
+def _remember_force(ctx, param, value):
+    ctx.meta["soadyn_force"] = bool(value)
+
+
+def _add_force_options(group: click.Group) -> None:
+    """Give every command with an output path a ``--force`` flag, processed before the path (eager)."""
+    for cmd in group.commands.values():
+        if isinstance(cmd, click.Group):
+            _add_force_options(cmd)
+        elif any(isinstance(p.type, OutputPath) for p in cmd.params) and not any(p.name == "force" for p in cmd.params):
+            cmd.params.append(click.Option(["--force"], is_flag=True, is_eager=True, expose_value=False,
+                                           callback=_remember_force,
+                                           help="Write into an existing output folder or replace an existing file."))
+
+
+class _Group(click.Group):
+    """The command group: operating-system errors (disk full, permissions) end in one clear line."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            raise click.ClickException(f"{exc.strerror or exc}{where}") from None
+
+
 # -------------------------------------------------------------------------------------------------- CLI
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(soadyn.__version__, prog_name="soadyn")
 def main():
     """soadyn: minimal-coordinate multibody dynamics with the spatial operator algebra."""
@@ -182,7 +251,7 @@ def _fail(msg: str):
 
 # ------------------------------------------------------------------------------------------------- demo
 @main.command(short_help="The contact pendulum of Jain 2014 Sec. 8 by the OS formulation (npz + png + json).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Folder for the trajectory (.npz), the plot (.png) and the summary (.json).")
 @click.option("--links", type=click.IntRange(min=2), default=12, show_default=True, help="Pendulum links.")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
@@ -251,7 +320,7 @@ def run():
               help="Simulated time (s).")
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-3, show_default=True,
               help="Time step of the ABA simulation and the control rate (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def run_osc_humanoid(scenario: str, duration: float, dt: float, out: Path):
     """Operational space control of humanoid24 with two operational points, the controller of
@@ -289,7 +358,7 @@ def _mechanism_names() -> list:
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-4, show_default=True,
               help="Time step (s).")
 @click.option("--integrator", type=click.Choice(["rk4", "semi_implicit"]), default="rk4", show_default=True)
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def run_mechanism(name: str, method: str, stabilization: str, duration: float, dt: float, integrator: str,
                   out: Path):
@@ -327,7 +396,7 @@ def reproduce():
               help="Simulated time (s).")
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-4, show_default=True,
               help="Time step (s); the paper's is 0.1 ms.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_jain2012_fig4(duration: float, dt: float, out: Path):
     """Jain et al. 2012 Fig. 4: FA and TA trajectories (RK4, no constraint error control) of the rocker
@@ -373,7 +442,7 @@ def _rover_rows(rows: list) -> None:
               help="Time step (s).")
 @click.option("--baseline-dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-5, show_default=True,
               help="Step of the fidelity baseline (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 @click.option("--breakdown/--no-breakdown", default=True, show_default=True,
               help="Also measure the cost of one evaluation of CE, TA and FA part by part.")
@@ -416,7 +485,7 @@ def reproduce_jain2012_table1(duration: float, dt: float, baseline_dt: float, ou
               help="Skip a run whose predicted wall clock exceeds this (s).")
 @click.option("--baseline-dt", type=click.FloatRange(min=0.0, min_open=True), default=1e-5, show_default=True,
               help="Step of the fidelity baseline (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_jain2012_fig6(duration: float, budget: float, baseline_dt: float, out: Path):
     """Jain et al. 2012 Fig. 6: constraint error and fidelity error vs wall clock (log-log) for every
@@ -443,7 +512,7 @@ def reproduce_jain2012_fig6(duration: float, budget: float, baseline_dt: float, 
               help="Pendulum sizes (repeatable); default: 3 6 12 15 24 30.")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
               help="Simulated time (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_jain2014_table2(links, duration: float, out: Path):
     """Jain 2014 Table 2: the pendulum scene by OS and NMC/OS for each size; prints the paper's LCP sizes at
@@ -463,7 +532,7 @@ def reproduce_jain2014_table2(links, duration: float, out: Path):
 @click.option("--links", type=click.IntRange(min=2), default=12, show_default=True, help="Pendulum links.")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=5.0, show_default=True,
               help="Simulated time (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_jain2014_fig6(links: int, duration: float, out: Path):
     """Jain 2014 Fig. 6: the last link's height and normal velocity by OS and NMC/OS overlaid; writes the
@@ -484,7 +553,7 @@ def reproduce_jain2014_fig6(links: int, duration: float, out: Path):
 
 
 @reproduce.command("jain2014-table1", short_help="LCP sizes of the five formulations for the dual arm (Jain 2014 Table 1).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_jain2014_table1(out: Path):
     """Jain 2014 Table 1: the NMC, MC, RMC, OS (and NMC/OS) LCP sizes for the 26-link dual-arm robot with 4
@@ -509,7 +578,7 @@ def reproduce_jain2014_table1(out: Path):
 @click.option("--trials", type=click.IntRange(min=1), default=10, show_default=True, help="Trials per variant.")
 @click.option("--steps", type=click.IntRange(min=1), default=100, show_default=True,
               help="Steps of 0.01 s per trial.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_drumwright_grasp(trials: int, steps: int, out: Path):
     """Drumwright 2015 Sec. VII-A, Table I: two grippers push two boxes held under gravity, with the paper's
@@ -543,7 +612,7 @@ def reproduce_drumwright_grasp(trials: int, steps: int, out: Path):
                    short_help="solo12 trotting on uneven terrain under four contact models (Drumwright 2015 Tables II-III).")
 @click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=10.0, show_default=True,
               help="Simulated time per model (s).")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("soadyn-out"),
+@click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
 def reproduce_drumwright_quadruped(duration: float, out: Path):
     """Drumwright 2015 Sec. VII-B, Tables II-III: solo12 with foot spheres trotting on a height map of boxes at
@@ -795,7 +864,7 @@ def info(model_spec: str, floating_base):
 @click.option("--address", default=None, help="An existing Ray cluster ('auto', 'ray://head:10001'); default: a local Ray.")
 @click.option("--num-cpus", type=click.IntRange(min=1), default=None, help="CPUs of the local Ray (default: all).")
 @click.option("--serial", is_flag=True, help="Run the rollouts in this process, without Ray.")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out", type=OUT_FOLDER, default=None,
               help="Folder for the Parquet results, plot and trajectories (default: the config's, else soadyn-out).")
 @click.option("--plot", default=None, help="A summary column to plot over the parameters.")
 @click.option("--trajectories", is_flag=True, default=None, help="Also save every trajectory (.npz).")
@@ -848,7 +917,7 @@ def _bench_command(name: str, module: str):
     mod = importlib.import_module(module)
     command.__doc__ = (mod.__doc__ or "").strip()
     command = click.option("--quick", is_flag=True, help="Fewer repetitions and states (for tests).")(command)
-    command = click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    command = click.option("--json", "json_path", type=OUT_FILE, default=None,
                            help="Also write all numbers and machine info as JSON to this file.")(command)
     return bench.command(name, short_help=getattr(mod, "SUMMARY", None))(command)
 
@@ -861,6 +930,7 @@ def _register_bench_topics():
 
 
 _register_bench_topics()
+_add_force_options(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

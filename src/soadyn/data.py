@@ -99,5 +99,17 @@ class Data:
         self.con_eps = z(K)  # restitution coefficients
         self.ncon = np.zeros(1, dtype=np.int64)  # contacts found by the last detection
 
+    def __setattr__(self, name: str, value) -> None:
+        """The arrays are allocated once for the model and handed to the kernels as they are: rebinding one
+        (``data.M = np.zeros((1, 1))``) would let a kernel write out of bounds, so it is refused; write into
+        the array instead (``data.M[...] = x``)."""
+        old = self.__dict__.get(name)
+        if isinstance(old, np.ndarray):
+            raise AttributeError(f"Data.{name} is a workspace array of shape {old.shape}, owned by the Data: "
+                                 f"write into it (data.{name}[...] = x) instead of rebinding it")
+        if name == "model" and "model" in self.__dict__:
+            raise AttributeError("Data.model cannot be rebound: create a Data with model.data()")
+        object.__setattr__(self, name, value)
+
     def __repr__(self) -> str:
         return f"<soadyn.Data for {self.model.name!r}>"

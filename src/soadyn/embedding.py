@@ -26,8 +26,8 @@ from . import joints as J
 from ._kernels import embed as _ke
 from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
-from .dynamics import as_array, check_status, kernel_array
-from .loops import AssemblyError, LoopError, _loop_arrays, constraint_jacobian
+from .dynamics import as_array, check_status, integrate, kernel_array
+from .loops import AssemblyError, LoopError, _loop_arrays, assemble, constraint_jacobian
 from .model import Model, _readonly
 
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
@@ -174,7 +174,7 @@ class EmbeddedModel:
         self.method = method
         self.tol = float(tol)
         self.max_iter = MAX_ITER
-        self.q_ref = tree.neutral_q() if q_ref is None else as_array(q_ref, (tree.nq,), "q_ref").copy()
+        self.q_ref = _assembled_reference(tree) if q_ref is None else as_array(q_ref, (tree.nq,), "q_ref").copy()
         if not np.all(np.isfinite(self.q_ref)):
             raise ValueError("q_ref: contains NaN or inf")
         Gc = constraint_jacobian(tree, tree.data(), self.q_ref)
@@ -613,6 +613,28 @@ class EmbeddedData:
 
 
 # ------------------------------------------------------------------------------------------ public API
+def _assembled_reference(tree: Model, tries: int = 6) -> np.ndarray:
+    """The default reference configuration: the loops closed (:func:`soadyn.loops.assemble`) from the neutral
+    configuration, or, where that fails or lands on a singular configuration (collinear links: the loop
+    Jacobian loses rank, which would misread the loop's degrees of freedom), from small seeded perturbations
+    of it; the assembled configuration of highest loop-Jacobian rank is kept (the neutral one if none
+    assembles)."""
+    rng = np.random.default_rng(0)
+    best, best_rank = tree.neutral_q(), -1
+    for k in range(tries):
+        start = tree.neutral_q() if k == 0 else integrate(tree, tree.neutral_q(), 0.3 * rng.normal(size=tree.nv))
+        try:
+            q = assemble(tree, start)
+        except AssemblyError:
+            continue
+        rank = int(np.linalg.matrix_rank(constraint_jacobian(tree, tree.data(), q)))
+        if rank > best_rank:
+            best, best_rank = q, rank
+        if best_rank == tree.nc:
+            break
+    return best
+
+
 def embed_loops(model: Model, loops=None, independent=None, method: str = "auto", max_size: int = DEFAULT_MAX_SIZE,
                 hybrid_size: int = DEFAULT_HYBRID_SIZE, q_ref=None, tol: float = LOOP_TOL) -> EmbeddedModel:
     """Embed loops of ``model`` (constraint embedding, Jain 2012 CE; hybrid CE/TA, Jain et al. 2012 Sec. 6).
