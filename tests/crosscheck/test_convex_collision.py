@@ -14,6 +14,7 @@ forms and the definition of penetration depth.
   (``DEPTH``); and
   for every other pair the depth is checked against its definition, the minimum over unit directions ``n``
   of the Minkowski difference's support function ``h_A(n) + h_B(-n)`` (numerical minimization, ``DEPTH``).
+* Against MuJoCo: a cylinder and a mesh over a plane, imported from MJCF, give MuJoCo's contact distances.
 """
 
 import numpy as np
@@ -213,3 +214,43 @@ def test_penetration_depth_by_definition(ka, kb):
         k = int(np.argmin(c.gap))
         ref = _depth_by_definition(m, (ka, kb), (m.geom_size[0], m.geom_size[1]), ((Ra, pa), (Rb, pb)), -c.normal[k])
         assert_close(c.gap[k], ref, DEPTH, f"{ka}-{kb} penetration depth")
+
+
+def test_plane_contacts_match_mujoco(tmp_path):
+    """A cylinder and a mesh (MuJoCo collides with its convex hull) over a plane, imported from MJCF: at
+    random poses the deepest contact of each geom equals MuJoCo's contact distance, and both find a contact
+    or neither. Measured: 2e-16 over 200 poses."""
+    mujoco = pytest.importorskip("mujoco")
+    from soadyn.io.mjcf import from_mjmodel, state_from_mujoco
+
+    pts = np.random.default_rng(1).normal(size=(30, 3)) * [0.1, 0.06, 0.08]
+    (tmp_path / "m.obj").write_text("".join(f"v {x} {y} {z}\n" for x, y, z in pts) + "f 1 2 3\n")
+    m = mujoco.MjModel.from_xml_string(
+        f"<mujoco><compiler meshdir='{tmp_path}'/><asset><mesh name='m' file='m.obj' inertia='convex'/></asset>"
+        "<worldbody><geom name='floor' type='plane' size='0 0 1'/>"
+        "<body name='c' pos='0 0 1'><freejoint/><geom name='cyl' type='cylinder' size='0.1 0.2'/></body>"
+        "<body name='h' pos='1 0 1'><freejoint/><geom name='hull' type='mesh' mesh='m'/></body>"
+        "</worldbody></mujoco>")
+    d = mujoco.MjData(m)
+    model = from_mjmodel(m)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for _ in range(N):
+        q = np.array(m.qpos0)
+        for a in (0, 7):
+            q[a + 2] = rng.uniform(0.0, 0.3)
+            quat = Rotation.random(random_state=rng).as_quat()
+            q[a + 3:a + 7] = [quat[3], *quat[:3]]
+        d.qpos[:] = q
+        mujoco.mj_forward(m, d)
+        c = collide(model, model.data(), state_from_mujoco(model, d.qpos, d.qvel)[0])
+        for name in ("cyl", "hull"):
+            g = model.geom_name.index(name)
+            mine = [c.gap[k] for k in range(c.count) if g in c.geom[k]]
+            gm = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, name)
+            theirs = [d.contact[k].dist for k in range(d.ncon) if gm in (d.contact[k].geom1, d.contact[k].geom2)]
+            assert bool(mine) == bool(theirs), f"{name}: soadyn gaps {mine}, MuJoCo distances {theirs}"
+            if mine:
+                compared += 1
+                assert_close(min(mine), min(theirs), EXTERNAL, f"{name}-plane deepest gap vs MuJoCo")
+    assert compared > N // 2, f"too few contacts compared ({compared})"
