@@ -315,7 +315,7 @@ class EmbeddedModel:
         self._nimax = max(6, max(n[_ke.NI] for n in nd))
         # embedded coordinates: tree q / qd entries in tree order
         indep = {d for n, s in zip(nd, specs) for j, d in enumerate(s[1]) if j in s[2]}
-        xq, xv, ej, eqa, eva, eax, eax2 = [], [], [], [], [], [], []
+        xq, xv, ej, eqa, eva, eax, eax2, ein = [], [], [], [], [], [], [], []
         multi = {b for s in specs if s[4] for b in s[0]}
         for i in range(t.nb):
             if i not in multi:
@@ -324,6 +324,7 @@ class EmbeddedModel:
                 eva.append(len(xv))
                 eax.append(t.jnt_axis[i])
                 eax2.append(t.jnt_axis2[i])
+                ein.append(t.body_I[i])
                 xq += range(t.jnt_qadr[i], t.jnt_qadr[i] + t.jnt_nq[i])
                 xv += range(t.jnt_vadr[i], t.jnt_vadr[i] + t.jnt_nv[i])
                 continue
@@ -334,6 +335,7 @@ class EmbeddedModel:
                     eva.append(len(xv))
                     eax.append((0.0, 0.0, 1.0))
                     eax2.append((0.0, 0.0, 1.0))
+                    ein.append(np.zeros((6, 6)))
                     xq.append(t.jnt_qadr[i] + k - t.jnt_vadr[i])
                     xv.append(k)
         self.x_q = np.array(xq, dtype=i64)
@@ -344,7 +346,8 @@ class EmbeddedModel:
         self._v2x = v2x
         # read-only like the model's joint arrays, so the kernels they reach (integrate_config) compile once
         self._ejoints = (_readonly(ej, i64), _readonly(eqa, i64), _readonly(eva, i64),
-                         _readonly(np.reshape(eax, (-1, 3)), np.float64), _readonly(np.reshape(eax2, (-1, 3)), np.float64))
+                         _readonly(np.reshape(eax, (-1, 3)), np.float64), _readonly(np.reshape(eax2, (-1, 3)), np.float64),
+                         _readonly(np.reshape(ein, (-1, 6, 6)), np.float64))
         self._emb = self._subset(emb)
         self._cut = self._subset(cut)[:-1]
         self._nce = int(sum(t.loop_dim[l] for l in emb))

@@ -290,6 +290,12 @@ class Simulator:
     evaluation per step, first order; symplectic only for a constant mass matrix, otherwise the energy
     drifts by O(dt) per unit time) or ``"rk4"`` (classical Runge-Kutta, four evaluations, fourth order).
 
+    Free joints under ``"semi_implicit"`` step their centre-of-mass velocity in world axes and rewrite it in
+    the new body axes exactly (the explicit update of the body-axes term ``-w x v`` would scale ``|v|`` by
+    ``sqrt(1 + |w|^2 dt^2)`` per step): free flight with a constant angular velocity keeps ``|v|`` and the
+    kinetic energy to round-off, a rolling sphere its speed. Spherical joints step as ``q (+) dt w``
+    (``w`` is its own rotation axis). Details: :func:`soadyn._kernels.sim.rollout`.
+
     Models with loop constraints (``model.nl > 0``): every evaluation solves the closed-chain dynamics by
     Jain et al. 2012 Lemma 2 (``loop_method="ta"``, the tree-augmented method: ABA, the Schur complement
     from the node compliance, multipliers, ABA correction; :func:`soadyn.loops.forward_dynamics`), in the

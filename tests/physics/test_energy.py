@@ -211,3 +211,42 @@ def test_floating_tree_conserves_momentum_and_energy():
     E = traj.energy[:, 2]
     assert_close(E, np.full_like(E, E[0]), CONSERVATION_TOL, "total energy")
     assert np.all(traj.energy[:, 1] == 0.0), "zero gravity: no potential energy"
+
+
+# --------------------------------------------------------------- semi-implicit Euler: exact free flight
+FREE_FLIGHT_TOL = 1e-9
+"""Relative drift of |v|, kinetic energy and the straight-line centre-of-mass path of a spinning free body
+over 3 s of semi-implicit Euler at dt = 1 ms (measured ~1e-13; the explicit velocity-product update gave
++16 % in |v|, exp(w^2 dt^2 N / 2))."""
+
+
+@pytest.mark.parametrize("com", [(0.0, 0.0, 0.0), (0.05, -0.02, 0.03)])
+def test_semi_implicit_free_flight_is_exact(com):
+    """A sphere (centre of mass at the body origin, or off it) at 1 m/s spinning at 10 rad/s in zero
+    gravity: its centre of mass moves on a straight line at constant speed and its kinetic energy is
+    constant, with the default integrator, in one rollout and step by step."""
+    b = sd.ModelBuilder("spinner", gravity=(0.0, 0.0, 0.0))
+    b.add_body("ball", "world", J.Free(), inertia=Inertia.sphere(1.0, 0.1, com=com))
+    model = b.finalize()
+    c = np.asarray(com)
+    w = np.array([0.0, 0.0, 10.0])  # about an axis through the centre of mass: a constant body velocity
+    v_com = np.array([1.0, 0.0, 0.0])
+    R0 = rot_axis((1.0, 2.0, 0.5), 0.7)
+    q0 = np.concatenate([[0.1, 0.2, 0.3], sd.spatial.rot_to_quat(R0)])
+    w_body = R0.T @ w
+    qd0 = np.r_[w_body, R0.T @ v_com - np.cross(w_body, c)]  # body-origin velocity, body axes
+    sim = sd.Simulator(model, 1e-3)
+    assert sim.integrator == "semi_implicit"
+    traj = sim.rollout(q0, qd0, duration=3.0, progress=False)
+    ke = traj.energy[:, 0]
+    assert_close(ke, np.full_like(ke, ke[0]), FREE_FLIGHT_TOL, "kinetic energy", scale=ke[0])
+    R = np.array([quat_to_rot(x) for x in traj.q[:, 3:]])
+    p_com = traj.q[:, :3] + R @ c
+    v_world = np.einsum("sij,sj->si", R, traj.qd[:, 3:] + np.cross(traj.qd[:, :3], c))
+    assert_close(v_world, np.tile(v_com, (len(traj), 1)), FREE_FLIGHT_TOL, "centre-of-mass velocity")
+    assert_close(p_com, q0[:3] + R0 @ c + traj.t[:, None] * v_com, FREE_FLIGHT_TOL, "centre-of-mass path",
+                 scale=3.0)
+    q, qd = q0, qd0
+    for _ in range(300):
+        q, qd = sim.step(q, qd)
+    assert_close(np.r_[q, qd], np.r_[traj.q[300], traj.qd[300]], FREE_FLIGHT_TOL, "Simulator.step vs rollout")

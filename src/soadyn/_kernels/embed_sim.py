@@ -93,7 +93,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-               ejtype, eqadr, evadr, eaxis, eaxis2, stiffness, damping, springref, springs,
+               ejtype, eqadr, evadr, eaxis, eaxis2, einertia, stiffness, damping, springref, springs,
                tau, fext, a0, tol, max_iter, dt, method,
                X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
@@ -104,7 +104,8 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     (``t = n dt``). Every integrator stage closes the embedded loops (:func:`close_loops`, warm-started
     from the previous stage) and evaluates :func:`ce_accelerations`; the embedded coordinates integrate with
     the joint arrays ``ejtype, eqadr, evadr, eaxis, eaxis2`` (independent loop coordinates as 1-dof
-    joints) by the stage and update formulas of :func:`sim.rollout` (``method`` SEMI_IMPLICIT or RK4).
+    joints) and ``einertia`` (the inertia of each embedded joint's successor body, read by free joints)
+    by the stage and update formulas of :func:`sim.rollout` (``method`` SEMI_IMPLICIT or RK4).
     With ``springs != 0`` every stage adds the tree joints' spring-dampers ``stiffness, damping,
     springref`` (:func:`sim.passive_forces`) to ``tau``, which enters mapped by ``G^T``.
     ``resid[n]`` receives the largest loop-closure residual ``max |phi|`` of the embedded loops over the
@@ -159,7 +160,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
         resid[n] = worst
         if n == nsteps:
             break
-        advance(method, ejtype, eqadr, evadr, eaxis, eaxis2, X[n], XD[n], kq, kv, dt, X[n + 1], XD[n + 1], R)
+        advance(method, ejtype, eqadr, evadr, eaxis, eaxis2, einertia, X[n], XD[n], kq, kv, dt, X[n + 1], XD[n + 1], R)
         if not (all_finite(X[n + 1]) and all_finite(XD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK

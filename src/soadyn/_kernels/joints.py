@@ -190,6 +190,97 @@ def integrate_joint(t, a, u, q, k, v, j, dt, out, R):
 
 
 @jit
+def body_com(Ii):
+    """Centre of mass ``c`` (body frame) of the spatial inertia ``Ii`` (6, 6): ``m c`` read off its
+    ``m c~`` block (RBDA Eq. 2.63); ``(0, 0, 0)`` for a massless entry."""
+    m = Ii[3, 3]
+    if m <= 0.0:
+        return 0.0, 0.0, 0.0
+    return Ii[2, 4] / m, Ii[0, 5] / m, Ii[1, 3] / m
+
+
+@jit
+def add_frame_rates(jtype, vadr, I, qd, dt, out):
+    """``out += dt rho(qd)``: for each FREE joint with velocity ``(w, v)`` (successor axes) and body centre
+    of mass ``c``, ``rho = (0, w x v_c)``, ``v_c = v + w x c``, the rate at which the turning body axes
+    change the body-axes coordinates of the centre-of-mass velocity. ``qdd + rho`` holds the classical
+    acceleration of the centre of mass (``a_c = v' + w' x c + w x v_c``), which :func:`step_joints` then
+    carries into the new body axes exactly. ``I`` (nj, 6, 6): the inertia of each joint's successor body."""
+    for i in range(jtype.shape[0]):
+        if jtype[i] != FREE:
+            continue
+        j = vadr[i]
+        c0, c1, c2 = body_com(I[i])
+        w0, w1, w2 = qd[j], qd[j + 1], qd[j + 2]
+        u0 = qd[j + 3] + w1 * c2 - w2 * c1
+        u1 = qd[j + 4] + w2 * c0 - w0 * c2
+        u2 = qd[j + 5] + w0 * c1 - w1 * c0
+        out[j + 3] += dt * (w1 * u2 - w2 * u1)
+        out[j + 4] += dt * (w2 * u0 - w0 * u2)
+        out[j + 5] += dt * (w0 * u1 - w1 * u0)
+
+
+@jit
+def rotate_by(p0, p1, p2, x0, x1, x2):
+    """``exp(phi~) x`` (Rodrigues) for the rotation vector ``phi``, as a 3-tuple."""
+    th2 = p0 * p0 + p1 * p1 + p2 * p2
+    if th2 < 1e-12:
+        s = 1.0 - th2 / 6.0
+        h = 0.5 - th2 / 24.0
+    else:
+        th = math.sqrt(th2)
+        s = math.sin(th) / th
+        h = (1.0 - math.cos(th)) / th2
+    y0 = p1 * x2 - p2 * x1
+    y1 = p2 * x0 - p0 * x2
+    y2 = p0 * x1 - p1 * x0
+    return (x0 + s * y0 + h * (p1 * y2 - p2 * y1), x1 + s * y1 + h * (p2 * y0 - p0 * y2),
+            x2 + s * y2 + h * (p0 * y1 - p1 * y0))
+
+
+@jit
+def step_free_joint(a, u, c, q, k, qd, j, dt, out, R):
+    """One step of a FREE joint (body axes ``R``, origin ``p``) with the step velocity ``(w, v) =
+    qd[j:j+6]`` held in the step's body axes: the centre of mass moves on a straight line,
+    ``p_c' = p_c + dt R v_c``, the body turns about it, ``R' = R exp(dt w~)``, and ``qd[j:j+6]`` is
+    rewritten in the new body axes: ``v' = exp(-dt w~) v_c - w x c`` (``w`` is its own rotation axis, so it
+    keeps its coordinates). The world velocities of the body are unchanged: only their coordinates turn."""
+    o = k + 3
+    w0, w1, w2 = qd[j], qd[j + 1], qd[j + 2]
+    c0, c1, c2 = c
+    u0 = qd[j + 3] + w1 * c2 - w2 * c1
+    u1 = qd[j + 4] + w2 * c0 - w0 * c2
+    u2 = qd[j + 5] + w0 * c1 - w1 * c0
+    quat_to_rot(q, o, R)
+    for m in range(3):
+        out[k + m] = q[k + m] + R[m, 0] * (c0 + dt * u0) + R[m, 1] * (c1 + dt * u1) + R[m, 2] * (c2 + dt * u2)
+    integrate_joint(SPHERICAL, a, u, q, o, qd, j, dt, out, R)
+    quat_to_rot(out, o, R)
+    for m in range(3):
+        out[k + m] -= R[m, 0] * c0 + R[m, 1] * c1 + R[m, 2] * c2
+    n0, n1, n2 = rotate_by(-dt * w0, -dt * w1, -dt * w2, u0, u1, u2)
+    qd[j + 3] = n0 - (w1 * c2 - w2 * c1)
+    qd[j + 4] = n1 - (w2 * c0 - w0 * c2)
+    qd[j + 5] = n2 - (w0 * c1 - w1 * c0)
+
+
+@jit
+def step_joints(jtype, qadr, vadr, axis, axis2, I, q, qd, dt, out, R):
+    """The position update of a semi-implicit step: ``out = q (+) qd dt`` joint by joint
+    (:func:`integrate_joint`), except FREE joints, which :func:`step_free_joint` moves (centre of mass on a
+    line, rotation about it) and whose velocities it rewrites in place in the new body axes. With
+    :func:`add_frame_rates` in the velocity update this integrates the free body's velocity-product term
+    exactly: a body in free flight with a constant angular velocity keeps its world velocities, kinetic
+    energy and momentum to round-off. ``I`` (nj, 6, 6) as :func:`add_frame_rates`; ``out`` may not alias
+    ``q``."""
+    for i in range(jtype.shape[0]):
+        if jtype[i] == FREE:
+            step_free_joint(axis[i], axis2[i], body_com(I[i]), q, qadr[i], qd, vadr[i], dt, out, R)
+        else:
+            integrate_joint(jtype[i], axis[i], axis2[i], q, qadr[i], qd, vadr[i], dt, out, R)
+
+
+@jit
 def joint_qdot(t, q, k, v, j, out, R):
     """out[k:k+nq] = dq/dt for the joint velocity ``v[j:j+nv]`` (the map qd -> qdot), ``R`` 3x3 scratch."""
     if t == SPHERICAL or t == FREE:

@@ -11,7 +11,8 @@ import numpy as np
 
 from .._jit import jit
 from .frames import frame_world_pose
-from .joints import BAD_FEXT, BAD_IN, OK, all_finite, check_q, config_rate, integrate_config, normalize_config
+from .joints import (BAD_FEXT, BAD_IN, OK, add_frame_rates, all_finite, check_q, config_rate, normalize_config,
+                     step_joints)
 from .loops import loop_rows, project_state, ta_forward
 from .spatial import mul6
 from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
@@ -74,13 +75,17 @@ def stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs):
 
 
 @jit
-def advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, qn, qdn, R):
-    """The new state ``(qn, qdn)`` from the stage rates: semi-implicit Euler ``qd' = qd + dt kv[0]``,
-    ``q' = q (+) qd' dt``; RK4 ``y' = y + dt/6 (k0 + 2 k1 + 2 k2 + k3)`` with the quaternions normalized."""
+def advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, qn, qdn, R):
+    """The new state ``(qn, qdn)`` from the stage rates: semi-implicit Euler ``qd+ = qd + dt (kv[0] + rho)``,
+    ``q' = q (+) qd+ dt`` with free bodies' velocity-product term integrated exactly
+    (:func:`joints.add_frame_rates`, :func:`joints.step_joints`; ``I`` (nj, 6, 6) the inertia of each
+    joint's successor body); RK4 ``y' = y + dt/6 (k0 + 2 k1 + 2 k2 + k3)`` with the quaternions
+    normalized."""
     if method == SEMI_IMPLICIT:
         for k in range(qd.shape[0]):
             qdn[k] = qd[k] + dt * kv[0, k]
-        integrate_config(jtype, qadr, vadr, axis, axis2, q, qdn, dt, qn, R)
+        add_frame_rates(jtype, vadr, I, qd, dt, qdn)
+        step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
         return
     for k in range(q.shape[0]):
         qn[k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
@@ -123,12 +128,20 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
     ``method`` SEMI_IMPLICIT (semi-implicit Euler in velocity form on the joint manifolds)::
 
-        qd' = qd + dt qdd(q, qd),      q' = q (+) qd' dt   (integrate_config)
+        qd' = qd + dt (qdd(q, qd) + rho),      q' = q (+) qd' dt   (joints.step_joints)
 
     first order; it is the symplectic Euler method (Hairer, Lubich & Wanner, Geometric Numerical
     Integration, Sec. VI.3, Theorem 3.3) when the mass matrix is constant (e.g. one hinge), so the energy
     error stays bounded there; with a configuration-dependent ``M(q)`` the velocity form is not
-    symplectic and the energy drifts by O(dt) per unit time.
+    symplectic and the energy drifts by O(dt) per unit time. FREE joints, whose velocities are body-axes
+    coordinates, step the centre-of-mass velocity in the step's body axes with its classical acceleration
+    (``rho``, :func:`joints.add_frame_rates`), move the centre of mass on a line and turn the body about
+    it, then rewrite the velocity in the new body axes exactly (:func:`joints.step_free_joint`): the
+    explicit update of the velocity-product term ``-w x v`` would scale ``|v|`` by
+    ``sqrt(1 + |w|^2 dt^2)`` every step. Free flight with a constant angular velocity (a sphere, a body
+    spinning about a principal axis) is then exact to round-off. SPHERICAL joints need no such step: their
+    body-axes angular velocity is its own rotation axis. The gyroscopic term ``w x I w`` of a tumbling
+    asymmetric body stays explicit (first order).
 
     ``method`` RK4 (classical Runge-Kutta, Hairer, Norsett & Wanner I, Sec. II.1, Table 1.2) on
     ``y = (q, qd)`` with ``dq/dt`` from :func:`config_rate`::
@@ -173,7 +186,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
                 return st | ((n + 1) << STEP_SHIFT)
             if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-        advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
+        advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK
@@ -247,7 +260,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             singular = max(singular, linfo[1])
             if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-        advance(method, jtype, qadr, vadr, axis, axis2, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
+        advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         iters = 0

@@ -10,7 +10,7 @@ import numpy as np
 from .._kernels import contact_sim as _kc
 from .pyramid import check_n_f
 
-__all__ = ["ContactSettings", "FORMULATIONS", "SOLVERS", "FRICTION_MODELS"]
+__all__ = ["ContactSettings", "FORMULATIONS", "SOLVERS", "FRICTION_MODELS", "PYRAMIDS", "CORRECTIONS"]
 
 FORMULATIONS = ("os",)
 """Formulations the simulation kernel runs. NMC/OS (Jain 2014 Sec. 8) is the OS formulation on the fully
@@ -29,6 +29,19 @@ Anitescu-Potra), Drumwright 2015's purely viscous friction (Sec. IV; tangential 
 and no-slip contact (Sec. VI; tangential velocities zero after the step, touching contacts only)."""
 
 SOLVERS_OF = {"coulomb": ("lemke", "pgs"), "viscous": ("ppm", "lemke"), "no_slip": ("ppm", "lemke")}
+
+PYRAMIDS = {"fixed": _kc.FIXED_PYRAMID, "slip": _kc.SLIP_PYRAMID}
+"""How the friction pyramid is turned about the normal: ``"fixed"``, its tangents from the normal alone
+(Jain 2014; the friction limit then depends on the slip direction: ``mu / sqrt 2`` along the diagonals of a
+4-sided pyramid); ``"slip"``, its first tangent along the contact's predicted slip (the tangential velocity
+the contact would have after the step without contact forces), so that Coulomb friction opposes a slip,
+or holds a sticking contact against the pull on it, at its full ``mu F_n`` whatever the world's orientation."""
+
+CORRECTIONS = {"velocity": _kc.VELOCITY_CORRECTION, "split": _kc.SPLIT_CORRECTION}
+"""How penetration is removed: ``"velocity"``, by the normal rows ``n . v+ >= -erp gap / dt`` (Jain 2014;
+the push-out velocity stays, so a penetration pops the bodies apart with kinetic energy it did not have);
+``"split"``, by a separate position correction (split impulse: the normal-row impulses that remove ``erp``
+of each penetration move the positions only), so no kinetic energy is added."""
 
 
 def _number(x, name: str, lo: float = 0.0, hi: float = math.inf, open_lo: bool = False) -> float:
@@ -55,7 +68,19 @@ class ContactSettings:
     ``impact_velocity`` (m/s): approach speed above which a contact with restitution > 0 runs the collision
     phase (compression and decompression LCPs, Jain 2014 Sec. 7). ``max_pivots``: Lemke's pivot limit (None:
     50 times the LCP size); ``tikhonov``: the first regularization Lemke retries with after a failure (0: no
-    retry). ``pgs_iterations``, ``pgs_tolerance``: the projected Gauss-Seidel limits."""
+    retry). ``pgs_iterations``, ``pgs_tolerance``: the projected Gauss-Seidel limits.
+
+    ``margin`` (m): contacts are detected while their gap is below the geoms' own margins
+    (:meth:`soadyn.ModelBuilder.add_geom`) plus this, before they close: an open contact's normal row lets it
+    approach by its gap within the step and no further (speculative contact), so a body arriving at up to
+    ``margin / dt`` (5 m/s at the defaults and 1 ms) lands without penetrating. ``pyramid``: :data:`PYRAMIDS`;
+    ``correction``: :data:`CORRECTIONS`. Restitution applies only to contacts that close within the step
+    faster than ``impact_velocity``; when the impulses of a collision set further contacts closing (a
+    Newton's cradle), they collide in turn within the same step.
+
+    The defaults: a 5 mm margin, the slip-oriented pyramid and the split position correction.
+    :meth:`classic` gives the papers' settings (no margin, fixed pyramid, penetration removed through the
+    velocity), which their reproductions use."""
 
     formulation: str = "os"
     mu: float | None = None
@@ -71,6 +96,16 @@ class ContactSettings:
     tikhonov: float = 1e-10
     pgs_iterations: int = 200
     pgs_tolerance: float = 1e-10
+    margin: float = 0.005
+    pyramid: str = "slip"
+    correction: str = "split"
+
+    @classmethod
+    def classic(cls, **overrides) -> "ContactSettings":
+        """The time stepping of the papers (Jain 2014, Drumwright 2015): contacts detected once they touch
+        (``margin=0``), the fixed friction pyramid and penetration removed through the velocity;
+        ``overrides`` set any field. The papers' reproductions run with these."""
+        return cls(**{"margin": 0.0, "pyramid": "fixed", "correction": "velocity", **overrides})
 
     def __post_init__(self):
         if self.formulation not in FORMULATIONS:
@@ -101,11 +136,23 @@ class ContactSettings:
                 or self.pgs_iterations < 1:
             raise ValueError(f"pgs_iterations: expected a positive integer, got {self.pgs_iterations!r}")
         _number(self.pgs_tolerance, "pgs_tolerance", open_lo=True)
+        _number(self.margin, "margin")
+        if self.pyramid not in PYRAMIDS:
+            raise ValueError(f"pyramid: expected one of {tuple(PYRAMIDS)}, got {self.pyramid!r}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"correction: expected one of {tuple(CORRECTIONS)}, got {self.correction!r}")
 
     def kernel_parameters(self, dt: float) -> np.ndarray:
         """The ``prm`` vector of :func:`soadyn._kernels.contact_sim.contact_step`."""
         return np.array([dt, self.n_f, self.erp, self.loop_erp, self.impact_velocity,
                          -1.0 if self.mu is None else self.mu, -1.0 if self.restitution is None else self.restitution,
                          SOLVERS[self.solver], 0 if self.max_pivots is None else self.max_pivots, self.tikhonov,
-                         self.pgs_iterations, self.pgs_tolerance, FRICTION_MODELS[self.friction], self.mu_v],
-                        dtype=np.float64)
+                         self.pgs_iterations, self.pgs_tolerance, FRICTION_MODELS[self.friction], self.mu_v,
+                         PYRAMIDS[self.pyramid], CORRECTIONS[self.correction]], dtype=np.float64)
+
+    def geom_margins(self, geom_margin: np.ndarray) -> np.ndarray:
+        """The per-geom margins the kernel detects with: a pair's margin is the sum of its geoms', so each
+        geom gets its own plus half of :attr:`margin`."""
+        out = geom_margin + 0.5 * self.margin
+        out.setflags(write=False)  # read-only like the model's arrays: one compiled kernel
+        return out

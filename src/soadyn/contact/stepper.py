@@ -45,7 +45,8 @@ def contact_kernel():
 def contact_rollout(sim, Q, QD, tau, fext, stats) -> int:
     """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..``."""
     m, d = sim.model, sim.data
-    return _kc.contact_rollout(*m._tree, *m._springs, *loop_arrays(m), *geom_arrays(m), Q[0], QD[0], tau, fext,
+    return _kc.contact_rollout(*m._tree, *m._springs, *loop_arrays(m), *geom_arrays(m, sim.contact), Q[0], QD[0],
+                               tau, fext,
                                m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
                                d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
                                d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
@@ -63,10 +64,12 @@ def loop_arrays(m) -> tuple:
             np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
 
 
-def geom_arrays(m) -> tuple:
-    """The model's geometry in the argument order of the contact kernels."""
-    return (m.geom_body, m.geom_type, m.geom_size, m.geom_E, m.geom_r, m.geom_mu, m.geom_restitution, m.geom_margin,
-            m.geom_corners, m.pair_geom, m.geom_vertadr, m.geom_vertnum, m.mesh_vert)
+def geom_arrays(m, contact: ContactSettings) -> tuple:
+    """The model's geometry in the argument order of the contact kernels, the margins widened by the
+    settings' (:meth:`ContactSettings.geom_margins`)."""
+    return (m.geom_body, m.geom_type, m.geom_size, m.geom_E, m.geom_r, m.geom_mu, m.geom_restitution,
+            contact.geom_margins(m.geom_margin), m.geom_corners, m.pair_geom, m.geom_vertadr, m.geom_vertnum,
+            m.mesh_vert)
 
 
 def contact_buffers(d) -> tuple:
@@ -82,12 +85,13 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
     summary = {
         "contact": {"formulation": c.formulation, "friction": c.friction, "solver": c.solver, "n_f": c.n_f, "mu": c.mu,
                     "mu_v": c.mu_v,
-                    "restitution": c.restitution, "erp": c.erp, "loop_erp": c.loop_erp},
+                    "restitution": c.restitution, "erp": c.erp, "loop_erp": c.loop_erp, "margin": c.margin,
+                    "pyramid": c.pyramid, "correction": c.correction},
         "max_contacts": int(stats[:, 0].max()) if n else 0,
         "max_active_contacts": int(stats[:, 1].max()) if n else 0,
         "max_lcp_size": int(stats[:, 2].max()) if n else 0,
         "mean_pivots": float(stats[:, 3].mean()) if n else 0.0,
-        "collision_steps": int(stats[:, 5].sum()) if n else 0,
+        "collision_steps": int((stats[:, 5] > 0).sum()) if n else 0,
         "regularized_steps": int((stats[:, 6] > 0).sum()) if n else 0,
         "max_penetration": float(stats[:, 7].max()) if n else 0.0,
         "ppm_fallbacks": int(stats[:, 8].sum()) if n else 0,

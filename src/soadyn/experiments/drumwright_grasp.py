@@ -250,7 +250,7 @@ def run_variant(variant: str, trials: int = TRIALS, steps: int = STEPS, force: f
     model = grasp_scene() if model is None else model
     friction, solver, stepper, _ = VARIANTS[variant]
     if stepper == "kernel":
-        sim = Simulator(model, DT, contact=ContactSettings(friction=friction, solver=solver, mu=MU, n_f=N_F))
+        sim = Simulator(model, DT, contact=ContactSettings.classic(friction=friction, solver=solver, mu=MU, n_f=N_F))
         _kernel_trial(model, sim, 1, force)
         return [_kernel_trial(model, sim, steps, force) for _ in range(trials)]
     _python_trial(model, 1, force, solver)

@@ -245,8 +245,8 @@ def run_model(name: str, duration: float = DURATION, terrain: BoxTerrain | None 
     friction, solver, label, table = MODELS[name]
     terrain = box_terrain() if terrain is None else terrain
     model = quadruped_model(terrain)
-    settings = ContactSettings(friction=friction, solver=solver, mu=MU_COULOMB if friction == "coulomb" else None,
-                               mu_v=mu_viscous)
+    settings = ContactSettings.classic(friction=friction, solver=solver,
+                                       mu=MU_COULOMB if friction == "coulomb" else None, mu_v=mu_viscous)
     sim = Simulator(model, DT, contact=settings)
     ctl = TrotController(model, gait, kp, kd)
     q, qd = standing_state(model, terrain)

@@ -75,7 +75,7 @@ def simulate(n: int, formulation: str = "os", duration: float = DURATION, dt: fl
     if formulation == "nmc_os":
         model = tree.fully_augmented()
         q0, qd0 = fa_state(tree, model, q0, qd0)
-    sim = Simulator(model, dt, contact=ContactSettings(n_f=N_F, solver=solver))
+    sim = Simulator(model, dt, contact=ContactSettings.classic(n_f=N_F, solver=solver))
     sim.rollout(q0, qd0, steps=1, progress=False)  # compile or load the kernel before the timed run
     traj = sim.rollout(q0, qd0, duration=duration, progress=progress)
     traj.stats["formulation"] = formulation
