@@ -32,9 +32,10 @@ NUMBA_DECORATORS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclas
 SOADYN_DECORATORS = {"jit", "parallel_jit"}
 """The decorators of ``soadyn._jit``."""
 NOT_KERNEL_API = {"Model", "ModelBuilder", "ModelError", "Data", "Inertia", "Transform", "joints", "models",
-                  "spatial", "Trajectory"}
+                  "spatial", "Trajectory", "sweep"}
 """Public names of ``soadyn`` that need no exercise of their own (no kernel, or covered by another entry:
-``Trajectory.frame_positions`` runs under ``Simulator``). Exception classes are left out too."""
+``Trajectory.frame_positions`` runs under ``Simulator``; ``sweep`` calls ``Simulator.rollout``). Exception
+classes are left out too."""
 
 
 # =================================================================================== source inspection
