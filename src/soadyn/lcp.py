@@ -8,6 +8,8 @@ whose first ``nfree`` rows are equalities with free ``z`` (Jain 2014, Eqs. 27, 3
 * :func:`pgs`: projected Gauss-Seidel, a fast approximate solver for the contact problem without the
   ``sigma`` rows.
 
+No answer is returned unchecked: a result is one whose natural residual relative to the problem's scale
+(``soadyn._kernels.lcp.lcp_error``) is at most :data:`LCP_TOL` (PGS: its ``tol``); anything else raises.
 Each returns an :class:`LCPResult` or raises :class:`LCPError` carrying the problem and its residuals. The
 kernels (``soadyn._kernels.lcp``) are callable from other kernels; these wrappers validate inputs and copy
 them to C-contiguous float64 so each kernel compiles one signature.
@@ -21,23 +23,29 @@ import numpy as np
 
 from ._kernels import lcp as _k
 
-__all__ = ["LCPError", "LCPResult", "STATUS_NAMES", "lemke", "solve_mlcp", "pgs"]
+__all__ = ["LCPError", "LCPResult", "STATUS_NAMES", "LCP_TOL", "lemke", "solve_mlcp", "pgs"]
+
+LCP_TOL = _k.LCP_TOL
+"""Largest relative residual of an answer reported solved (see :func:`soadyn._kernels.lcp.lcp_error`)."""
 
 STATUS_NAMES = {_k.LCP_OK: "ok", _k.LCP_RAY: "ray", _k.LCP_MAX_PIVOTS: "max_pivots",
-                _k.LCP_SINGULAR: "singular", _k.LCP_NAN: "nan"}
+                _k.LCP_SINGULAR: "singular", _k.LCP_NAN: "nan", _k.LCP_INACCURATE: "inaccurate"}
 """Kernel status code -> name used in :class:`LCPResult` and :class:`LCPError`."""
 
 _STATUS_TEXT = {"ray": "secondary ray (no solution found; for copositive-plus M the LCP is infeasible)",
                 "max_pivots": "iteration limit reached", "singular": "the free block M_ff is numerically singular",
-                "nan": "NaN or inf in the solution"}
+                "nan": "NaN or inf in the solution",
+                "inaccurate": f"the answer failed the check (relative residual above {_k.LCP_TOL:g})"}
 
 
 # ------------------------------------------------------------------------------------ result and error
 @dataclass(frozen=True)
 class LCPResult:
     """A solved (mixed) LCP: ``z``, ``w = M z + q`` (``w = 0`` on free rows), ``pivots`` (Lemke pivots of
-    all runs, or PGS sweeps), ``regularization`` (Tikhonov ``eps`` used, 0 if none), ``residual`` (max of
-    ``|w - M z - q|``, ``|w_free|`` and ``|min(z_i, w_i)|``; absolute), ``status`` (``"ok"``)."""
+    all runs, or PGS sweeps), ``regularization`` (the ``eps`` of the regularized Lemke run whose active set
+    gave the answer, 0 if none), ``residual`` (the natural residual relative to the problem's scale:
+    ``max(|w_free|, |min(|M|_max z_i, w_i)|) / |q|_inf``; PGS: its pyramid residual relative to ``|b|_inf``),
+    ``status`` (``"ok"``)."""
 
     z: np.ndarray
     w: np.ndarray
@@ -127,10 +135,13 @@ def _finish(status, z, w, info, M, q, nfree, solver) -> LCPResult:
 def lemke(M, q, max_pivots: int | None = None, tikhonov: float = 0.0) -> LCPResult:
     """Solve ``w = M z + q``, ``0 <= z perp w >= 0`` by Lemke's method (covering vector 1, lexicographic
     minimum ratio, so degenerate problems terminate). ``M`` (n x n, not necessarily symmetric), ``q`` (n).
-    ``max_pivots``: pivot limit (default ``50 n``). ``tikhonov > 0``: after a ray or the pivot limit, retry
-    with ``M + eps I``, ``eps = tikhonov, 10 tikhonov, ...`` (the result's ``regularization``; its ``w`` and
-    ``residual`` are those of the given ``M``). Raises :class:`LCPError` when no solution is found (a ray:
-    for copositive-plus ``M`` the LCP is infeasible) and ValueError for bad input."""
+    ``max_pivots``: pivot limit per run (default ``50 n``). Every answer is polished on its active set and
+    checked on the given problem (relative residual at most :data:`LCP_TOL`). ``tikhonov > 0``: when the
+    plain run fails or its answer fails the check (degenerate problems: redundant rows, tied ratios), runs
+    on ``M + eps I``, ``eps = tikhonov |M|_max 100^k`` (``k < 4``) find the active set, which is then solved
+    with the given ``M`` and checked (the result's ``regularization``: the ``eps`` that worked). Raises
+    :class:`LCPError` when no checked solution is found (a ray: for copositive-plus ``M`` the LCP is
+    infeasible; ``"inaccurate"``: an answer failed the check) and ValueError for bad input."""
     M, q, _ = _problem(M, q)
     maxp = 0 if max_pivots is None else _count(max_pivots, "max_pivots", 1)
     tik = _nonneg(tikhonov, "tikhonov")
@@ -163,8 +174,9 @@ def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: fl
     coefficients])``, ``w = A z + b``: free rows ``w = 0``; ``0 <= z_n perp w_n >= 0``; each pyramid block in
     ``{beta >= 0, sum(beta) <= mu_i z_n}`` with maximal dissipation. ``A`` symmetric PSD with positive
     diagonal (n x n, ``n = nfree + ncontact (nf + 1)``), ``mu`` a scalar or one value per contact, ``z0`` a
-    warm start (default 0). Stops when the natural residual is ``<= tol`` (the result's ``residual``;
-    ``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after ``iters`` sweeps."""
+    warm start (default 0). Stops when the natural residual relative to ``|b|_inf`` is ``<= tol`` (the
+    result's ``residual``; ``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after
+    ``iters`` sweeps."""
     A = _square(A, "A")
     n = A.shape[0]
     b = _vector(b, n, "b")
@@ -208,9 +220,11 @@ def ppm(M, q, warm=None, max_pivots: int | None = None, tol: float = PPM_TOL) ->
     modified principal pivoting method PPM I (Drumwright 2015, Algorithm 1 with Theorem 1): at most
     ``rank(M)`` indices with positive ``z``, one column of ``M`` read per pivot, Cholesky updates of the
     nonbasic block. ``warm``: indices to start with positive ``z`` (a previous solution's); ``max_pivots``:
-    limit (default ``2 n``). Raises :class:`LCPError` (``"max_pivots"``: cycling; ``"singular"``: a pivot on
-    a dependent row, as when ``q`` is not in the range of ``M``) when PPM stops without a solution: Lemke's
-    method (:func:`lemke`) is the fallback. ValueError for bad input."""
+    limit (default ``2 n``). The answer is checked like Lemke's (relative residual at most
+    :data:`LCP_TOL`). Raises :class:`LCPError` (``"max_pivots"``: cycling; ``"singular"``: a pivot on a
+    dependent row, as when ``q`` is not in the range of ``M``; ``"inaccurate"``: the answer failed the check)
+    when PPM stops without a solution: Lemke's method (:func:`lemke`) is the fallback. ValueError for bad
+    input."""
     M, q, _ = _problem(M, q)
     _symmetric(M, "M")
     n = q.shape[0]
@@ -229,7 +243,7 @@ def ppm(M, q, warm=None, max_pivots: int | None = None, tol: float = PPM_TOL) ->
     basis = np.zeros(n, dtype=np.int64)
     none = np.zeros((0, n))
     status = _kp.ppm(M, np.arange(n, dtype=np.int64), none, none, q, maxp, tol, warm, basis, z, w, info)
-    res = float(max(np.abs(w - M @ z - q).max(initial=0.0), np.abs(np.minimum(z, w)).max(initial=0.0)))
+    res = _k.lcp_error(M, q, 0, z, w)
     return _finish(status, z, w, np.array([info[_kp.PPM_PIVOTS], 0.0, res]), M, q, 0, "ppm")
 
 

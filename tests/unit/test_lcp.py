@@ -8,6 +8,7 @@ import soadyn as sd
 from soadyn import lcp
 from soadyn._jit import jit
 from soadyn._kernels import lcp as K
+from tests.crosscheck.test_lcp_random import pyramid, relative_error
 from tests.support import SAME_MATH, assert_close
 
 
@@ -66,21 +67,48 @@ def test_infeasible_lcp_raises_with_the_residual():
     assert "secondary ray" in str(err) and "residual 1.000e+00" in str(err)
     with pytest.raises(sd.LCPError) as e:  # no regularization helps a negative definite M
         lcp.lemke(M, q, tikhonov=1e-6)
-    assert e.value.regularization == pytest.approx(1e-3)
+    assert e.value.regularization == pytest.approx(1e-6 * K.TIKHONOV_STEP ** (K.TIKHONOV_TRIES - 1))
 
 
-def test_tikhonov_retry_solves_a_nearly_feasible_psd_problem():
-    """M PSD singular, q infeasible by 1e-9 (roundoff-sized): plain Lemke ends in a ray (which certifies
-    infeasibility), the retry with M + eps I returns z whose residual on the given problem is ~eps."""
+def test_answers_are_checked_against_the_given_problem():
+    """M PSD singular, q infeasible by ``delta``: an answer within ``LCP_TOL`` of the scale is a solution
+    (delta = LCP_TOL / 10), one beyond is not (delta = 100 LCP_TOL), even when a regularized run
+    (``M + eps I``) ends with it."""
     M = np.array([[1.0, -1.0], [-1.0, 1.0]])
-    q = np.array([-1.0, 1.0 - 1e-9])
-    with pytest.raises(lcp.LCPError) as e:
-        lcp.lemke(M, q)
-    assert e.value.status == "ray"
-    res = lcp.lemke(M, q, tikhonov=1e-6)
-    assert res.regularization == 1e-6
-    assert res.residual <= 2e-6
-    assert_close(res.z, [1.0, 0.0], 2e-6, "regularized z")
+    res = lcp.lemke(M, [-1.0, 1.0 - 0.1 * lcp.LCP_TOL])
+    assert res.residual <= lcp.LCP_TOL
+    assert_close(res.z, [1.0, 0.0], lcp.LCP_TOL, "z")
+    for tikhonov in (0.0, 1e-6):
+        with pytest.raises(lcp.LCPError) as e:
+            lcp.lemke(M, [-1.0, 1.0 - 100 * lcp.LCP_TOL], tikhonov=tikhonov)
+        assert e.value.status in ("ray", "inaccurate") and e.value.residual > lcp.LCP_TOL
+
+
+def test_regularized_runs_find_the_active_set_of_coplanar_contacts():
+    """Four coplanar contacts of a box face (rank-deficient W), pushed by gravity and sliding: the plain run
+    may end on a basis chosen by round-off; every answer reported solved solves the given problem."""
+    rng = np.random.default_rng(3)
+    corners = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]]) * 0.1
+    J = np.zeros((12, 6))
+    for i, (x, y) in enumerate(corners):  # rows n, t1, t2 of corner i: v + w x r, r = (x, y, -0.1)
+        r = np.array([x, y, -0.1])
+        for a, e in enumerate(np.eye(3)[[2, 0, 1]]):
+            J[3 * i + a, :3] = np.cross(r, e)
+            J[3 * i + a, 3:] = e
+    Minv = np.diag([1.0 / 0.0133] * 3 + [0.5] * 3)
+    W = J @ Minv @ J.T
+    solved = 0
+    for _ in range(200):
+        Wp = W + 1e-16 * (lambda E: E + E.T)(rng.normal(size=W.shape))
+        v = J @ np.r_[1e-3 * rng.normal(size=3), 0.1 * rng.normal(size=2), -9.81e-3]
+        A, b = pyramid(Wp, v, 0.6, 4)
+        try:
+            res = lcp.lemke(A, b, tikhonov=1e-10)
+        except lcp.LCPError:
+            continue
+        solved += 1
+        assert relative_error(A, b, res.z) <= 2 * lcp.LCP_TOL
+    assert solved == 200
 
 
 def test_pivot_limit():
@@ -153,20 +181,22 @@ def test_inputs_are_not_modified_and_awkward_forms_accepted():
 
 # ------------------------------------------------------------------------------------------------ kernels
 def test_status_codes():
-    assert (K.LCP_OK, K.LCP_RAY, K.LCP_MAX_PIVOTS, K.LCP_SINGULAR, K.LCP_NAN) == (0, 1, 2, 3, 4)
-    assert set(lcp.STATUS_NAMES) == {0, 1, 2, 3, 4}
+    assert (K.LCP_OK, K.LCP_RAY, K.LCP_MAX_PIVOTS, K.LCP_SINGULAR, K.LCP_NAN, K.LCP_INACCURATE) == (0, 1, 2, 3, 4, 5)
+    assert set(lcp.STATUS_NAMES) == {0, 1, 2, 3, 4, 5}
 
 
-def test_lcp_residual_kernel():
+def test_lcp_error_kernel():
     M = np.array([[2.0, 1.0], [1.0, 2.0]])
     q = np.array([-3.0, 1.0])
-    assert K.lcp_residual(M, q, 0, np.array([1.5, 0.0]), np.array([0.0, 2.5])) == 0.0
-    # w inconsistent with M z + q by 0.25; z = -0.5 infeasible; nfree row with w = 0.3
-    assert K.lcp_residual(M, q, 0, np.array([1.5, 0.0]), np.array([0.0, 2.75])) == 0.25
-    assert K.lcp_residual(M, q, 0, np.array([-0.5, 0.0]), np.array([-4.0, 0.5])) == 4.0
-    assert K.lcp_residual(M, q, 1, np.array([1.5, 0.0]), np.array([0.0, 2.5])) == 0.0
-    assert K.lcp_residual(M, q, 0, np.array([1.5, 1.0]), np.array([1.0, 4.5])) == 1.0  # z_i w_i != 0
-    assert np.isnan(K.lcp_residual(M, q, 0, np.array([np.nan, 0.0]), np.array([0.0, 2.5])))
+    w = np.empty(2)
+    assert K.lcp_error(M, q, 0, np.array([1.5, 0.0]), w) == 0.0
+    assert_close(w, [0.0, 2.5], 0.0, "w")
+    # relative to |q|_inf = 3, z in the units of w by |M|_max = 2: z = -0.5 infeasible (w = (-4, 0.5))
+    assert K.lcp_error(M, q, 0, np.array([-0.5, 0.0]), w) == 4.0 / 3.0
+    assert K.lcp_error(M, q, 1, np.array([1.5, 0.0]), w) == 0.0 and w[0] == 0.0  # free row: w reported 0
+    assert K.lcp_error(M, q, 1, np.array([1.0, 0.0]), w) == 1.0 / 3.0  # free row violated by 1
+    assert K.lcp_error(M, q, 0, np.array([1.5, 1.0]), w) == 2.0 / 3.0  # z_i w_i != 0: min(2 * 1, 2)
+    assert np.isnan(K.lcp_error(M, q, 0, np.array([np.nan, 0.0]), w))
 
 
 def test_kernels_report_nan_input():

@@ -13,7 +13,8 @@ reads it a column at a time from ``W`` and low-rank factors), so at fixed dofs t
 with the number of contacts (Drumwright 2015, Sec. V). ``info`` (``DW_INFO_SIZE``): pivots, Lemke fallback
 (1 if PPM failed and Lemke solved), PPM status of a failed PPM run, independent equality rows kept by
 FIND-INDICES (bilateral, and tangential for no-slip), positive normal impulses, LCP order, natural residual
-``max |min(z, w)|`` of the LCP, Tikhonov regularization used.
+``max |min(z, w)|`` of the LCP relative to its ``|q|_inf``, Tikhonov regularization used. Every LCP answer
+is checked by its solver (:func:`lcp.lcp_error`, :func:`ppm.ppm_error`) before it is used.
 """
 
 import math
@@ -32,15 +33,18 @@ DW_INFO_SIZE = 8
 
 
 @jit
-def _finish_lcp(z, w, info):
-    """Natural residual and the count of positive ``z``."""
+def _finish_lcp(e, z, w, info):
+    """Natural residual ``max |min(z, w)|`` relative to ``|e|_inf`` (the answer was checked by its solver)
+    and the count of positive ``z``."""
     r = 0.0
+    es = 0.0
     act = 0
     for i in range(z.shape[0]):
         r = max(r, abs(min(z[i], w[i])))
+        es = max(es, abs(e[i]))
         if z[i] > 0.0:
             act += 1
-    info[DW_RESIDUAL] = r
+    info[DW_RESIDUAL] = r / es if es > 0.0 else r
     info[DW_ACTIVE] = act
 
 
@@ -103,7 +107,7 @@ def normal_lcp(W, rows, Z, Y, e, solver, max_pivots, tikhonov, tol, warm, z, w, 
         st = lemke(F, e, 0 if solver == SOLVER_PPM else max_pivots, tikhonov, z, w, linfo)
         info[DW_PIVOTS] += linfo[0]
         info[DW_TIKHONOV] = linfo[1]
-    _finish_lcp(z, w, info)
+    _finish_lcp(e, z, w, info)
     info[DW_LCP_SIZE] = m
     return st
 

@@ -6,9 +6,14 @@ Problem (Jain 2014, Eq. 9): ``w = M z + q``, ``z >= 0``, ``w >= 0``, ``z^T w = 0
 with friction pyramids (Jain 2014, Eqs. 14, 41, 53) are copositive-plus, not P: Lemke's method processes them
 (Stewart and Trinkle 1996, Anitescu and Potra 1997).
 
+No answer leaves a solver unchecked: every ``LCP_OK`` answer has passed :func:`lcp_error`, the natural
+residual of the whole (mixed) problem relative to its scale, at most :data:`LCP_TOL` (PGS: its own
+tolerance); an answer that fails the check is reported as ``LCP_INACCURATE``, never as solved.
+
 Every solver returns an int status (``LCP_*`` below) and writes ``info`` (float64, shape (4,)):
 ``info[0]`` pivots (PGS: sweeps), ``info[1]`` Tikhonov regularization used (0 if none), ``info[2]`` the
-residual of :func:`lcp_residual` (PGS: of :func:`pgs_residual`), ``info[3]`` tries. Kernels never raise and
+relative residual of :func:`lcp_error` (PGS: of :func:`pgs_residual`), ``info[3]`` runs (Lemke: 1 when the
+plain run solved the problem, ``1 + k`` when the ``k``-th regularized run did). Kernels never raise and
 take C-contiguous float64 arrays; work arrays are allocated once per call.
 """
 
@@ -18,13 +23,24 @@ import numpy as np
 
 from .._jit import jit
 
-LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN = 0, 1, 2, 3, 4
-"""Solver status codes: solved; secondary ray (no solution found: for copositive-plus ``M`` the LCP is
-infeasible); pivot (PGS: sweep) limit reached; free block of a mixed LCP numerically singular; NaN or inf in
-the input or the result."""
+LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN, LCP_INACCURATE = 0, 1, 2, 3, 4, 5
+"""Solver status codes: solved (and verified); secondary ray (no solution found: for copositive-plus ``M``
+the LCP is infeasible); pivot (PGS: sweep) limit reached; free block of a mixed LCP numerically singular; NaN
+or inf in the input or the result; the run ended but its answer failed the check of :func:`lcp_error`."""
+
+LCP_TOL = 1e-6
+"""Largest relative residual (:func:`lcp_error`) of an answer reported solved: a millionth of the velocity
+scale ``|q|_inf``, far below anything a contact step can feel, while wrong answers (a basis chosen by
+round-off, a regularized answer to an infeasible problem) are off by O(1). Lemke answers polished on their
+active set (:func:`polish`) are at 1e-10 or below on the random problems of the tests; a box face sliding
+on a turned slope (four coplanar contacts, non-unique impulses) has steps whose best polished answer is at
+1.6e-8, which a tolerance of 1e-8 would reject."""
 
 TIKHONOV_TRIES = 4
-"""Regularized retries after a failure: ``eps = tikhonov * 10^k``, ``k = 0 .. TIKHONOV_TRIES - 1``."""
+"""Regularized runs after a failed or inaccurate plain run: ``M + eps I`` with
+``eps = tikhonov * |M|_max * TIKHONOV_STEP^k``, ``k = 0 .. TIKHONOV_TRIES - 1``."""
+TIKHONOV_STEP = 100.0
+"""Growth of the regularization between runs (1e-10 .. 1e-4 of ``|M|_max`` from ``tikhonov = 1e-10``)."""
 PIVOT_TOL = 1e-11
 """A tableau entry counts as a pivot candidate when it exceeds this times the largest entry of its column."""
 TIE_TOL = 1e-12
@@ -35,24 +51,90 @@ SINGULAR_TOL = 1e-13
 
 # ------------------------------------------------------------------------------------------- residual
 @jit
-def lcp_residual(M, q, nfree, z, w):
-    """``max_i r_i`` with ``r_i = max(|w_i - (M z + q)_i|, c_i)`` where ``c_i = |w_i|`` on the first ``nfree``
-    (equality) rows and ``c_i = |min(z_i, w_i)|`` on the complementarity rows (the natural residual: it bounds
-    the infeasibility ``max(-z_i, -w_i, 0)`` and is zero iff ``z_i, w_i >= 0`` and ``z_i w_i = 0``).
-    Absolute, in the units of ``w``/``z``; NaN anywhere gives NaN."""
+def lcp_error(M, q, nfree, z, w):
+    """Check of an answer ``z``: writes ``w = M z + q`` (``w = 0`` on the ``nfree`` equality rows) and
+    returns the natural residual relative to the problem's scale, ``max_i r_i / |q|_inf`` with
+    ``r_i = |(M z + q)_i|`` on equality rows and ``r_i = |min(s z_i, w_i)|`` on complementarity rows,
+    ``s = |M|_max`` (``z`` in the units of ``w``). It bounds the infeasibility (``-z_i``, ``-w_i``) and the
+    complementarity gap (both ``z_i`` and ``w_i`` positive) and is zero iff ``z`` solves the problem.
+    ``q = 0``: the residual relative to ``s |z|_inf`` (zero for ``z = 0``). NaN anywhere gives NaN."""
     n = q.shape[0]
+    qs = 0.0
+    ms = 0.0
+    zs = 0.0
+    for i in range(n):
+        qs = max(qs, abs(q[i]))
+        zs = max(zs, abs(z[i]))
+        for j in range(n):
+            ms = max(ms, abs(M[i, j]))
     r = 0.0
     for i in range(n):
         s = q[i]
         for j in range(n):
             s += M[i, j] * z[j]
-        e = abs(w[i] - s)
-        c = abs(w[i]) if i < nfree else abs(min(z[i], w[i]))
-        e = max(e, c)
+        if i < nfree:
+            e = abs(s)
+            w[i] = 0.0
+        else:
+            e = abs(min(ms * z[i], s))
+            w[i] = s
         if e != e:
             return math.nan
         r = max(r, e)
-    return r
+    scale = qs if qs > 0.0 else ms * zs
+    if r == 0.0:
+        return 0.0
+    return r / scale if scale > 0.0 else math.inf
+
+
+@jit
+def polish(M, q, nfree, z, w):
+    """Recompute ``z`` from its active set ``A = {free rows} + {i: z_i > 0}`` with the given ``M``: the
+    least-squares solution of ``M[A, A] z_A = -q_A`` (``z = 0`` elsewhere; SVD, so a rank-deficient block
+    as from coplanar contacts gets its minimum-norm solution); while that has negative complementarity
+    entries, the most negative leaves ``A`` and the block is solved again. A pivoting method that picked
+    the right active set on a perturbed tableau (round-off, or ``M + eps I``) then returns the solution of
+    the problem itself. Keeps whichever ``z`` has the smallest :func:`lcp_error`; returns that residual
+    (``w`` written)."""
+    n = q.shape[0]
+    best = lcp_error(M, q, nfree, z, w)
+    if best == 0.0:
+        return best
+    idx = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if i < nfree or z[i] > 0.0:
+            idx[k] = i
+            k += 1
+    zbest = z.copy()
+    zp = np.empty(n)
+    wp = np.empty(n)
+    while k > 0:
+        A = np.empty((k, k))
+        b = np.empty(k)
+        for a in range(k):
+            for c in range(k):
+                A[a, c] = M[idx[a], idx[c]]
+            b[a] = -q[idx[a]]
+        x = np.linalg.lstsq(A, b, 1e-13)[0]
+        zp[:] = 0.0
+        worst = -1
+        for a in range(k):
+            zp[idx[a]] = x[a]
+            if idx[a] >= nfree and x[a] < 0.0 and (worst < 0 or x[a] < x[worst]):
+                worst = a
+        r = lcp_error(M, q, nfree, zp, wp)
+        if r < best:
+            best = r
+            zbest[:] = zp
+        if worst < 0 or best <= LCP_TOL:
+            break
+        for a in range(worst, k - 1):
+            idx[a] = idx[a + 1]
+        k -= 1
+    z[:] = zbest
+    lcp_error(M, q, nfree, z, w)
+    return best
 
 
 @jit
@@ -197,13 +279,20 @@ def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, cand, z):
 @jit
 def lemke(M, q, max_pivots, tikhonov, z, w, info):
     """Solve the LCP ``w = M z + q``, ``0 <= z perp w >= 0`` (Jain 2014, Eq. 9) by Lemke's method
-    (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense column-major tableau allocated once).
+    (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense column-major tableau allocated
+    once), every answer polished on its active set (:func:`polish`) and checked (:func:`lcp_error` at most
+    :data:`LCP_TOL`).
 
-    ``q >= 0`` gives the trivial solution ``z = 0``. After a ray or the pivot limit, if ``tikhonov > 0`` the
-    run is repeated on ``M + eps I`` with ``eps = tikhonov, 10 tikhonov, ...`` (:data:`TIKHONOV_TRIES`).
-    ``max_pivots <= 0`` means ``50 n``. Outputs: ``z`` (n), ``w = M z + q`` with the given ``M`` (n), ``info``
-    (4): pivots of all runs, regularization used, :func:`lcp_residual`, runs. On failure ``z`` is that of
-    the last basis. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS`` or ``LCP_NAN``."""
+    ``q >= 0`` gives the trivial solution ``z = 0``. Degenerate problems (coplanar or redundant contacts:
+    rank-deficient ``M``, tied ratios) can end the plain run in a ray or on a wrong basis when round-off
+    decides the ties; then, if ``tikhonov > 0``, Lemke runs on ``M + eps I`` (:data:`TIKHONOV_TRIES`,
+    ``eps`` relative to ``|M|_max``, growing by :data:`TIKHONOV_STEP`), which separates the ties, and its
+    active set is polished and checked on the given ``M``: a reported solution is always one of the given
+    problem, the regularization only finds its active set (``info[1]``: the ``eps`` of the run that did).
+    ``max_pivots <= 0`` means ``50 n``. Outputs: ``z`` (n), ``w = M z + q`` (n), ``info`` (4): pivots of
+    all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS``,
+    ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
+    ``LCP_NAN``."""
     n = q.shape[0]
     info[0] = 0.0
     info[1] = 0.0
@@ -216,9 +305,12 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         info[2] = math.nan
         return LCP_NAN
     trivial = True
+    ms = 0.0
     for i in range(n):
         if q[i] < 0.0:
             trivial = False
+        for j in range(n):
+            ms = max(ms, abs(M[i, j]))
     if trivial:
         for i in range(n):
             z[i] = 0.0
@@ -230,28 +322,27 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     basis = np.empty(n, dtype=np.int64)
     nonbasic = np.empty(n + 1, dtype=np.int64)
     cand = np.empty(n, dtype=np.int64)
-    status, pivots = lemke_run(M, q, 0.0, maxp, T, basis, nonbasic, cand, z)
-    total = pivots
-    tries = 1
+    total = 0
+    tries = 0
     eps = 0.0
-    if tikhonov > 0.0:
-        k = 0
-        while (status == LCP_RAY or status == LCP_MAX_PIVOTS) and k < TIKHONOV_TRIES:
-            eps = tikhonov * 10.0 ** k
-            status, pivots = lemke_run(M, q, eps, maxp, T, basis, nonbasic, cand, z)
-            total += pivots
-            tries += 1
-            k += 1
-    for i in range(n):
-        s = q[i]
-        for j in range(n):
-            s += M[i, j] * z[j]
-        w[i] = s
+    status = LCP_NAN
+    while tries <= (TIKHONOV_TRIES if tikhonov > 0.0 else 0):
+        eps = 0.0 if tries == 0 else tikhonov * max(ms, 1e-300) * TIKHONOV_STEP ** (tries - 1)
+        status, pivots = lemke_run(M, q, eps, maxp, T, basis, nonbasic, cand, z)
+        total += pivots
+        tries += 1
+        r = polish(M, q, 0, z, w)
+        info[2] = r
+        if status == LCP_OK or status == LCP_MAX_PIVOTS or status == LCP_RAY:
+            if r <= LCP_TOL:
+                status = LCP_OK
+                break
+            if status == LCP_OK:
+                status = LCP_INACCURATE
     info[0] = total
     info[1] = eps
-    info[2] = lcp_residual(M, q, 0, z, w)
     info[3] = tries
-    if status == LCP_OK and not info[2] == info[2]:
+    if status != LCP_OK and not info[2] == info[2]:
         return LCP_NAN
     return status
 
@@ -334,7 +425,8 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
     ``LCP_SINGULAR`` (with ``z = 0``, ``w = q``, ``info[2]`` the residual of that) unless ``tikhonov > 0``,
     when ``M_ff + eps I`` is tried with the same ``eps`` sequence as :func:`lemke`. Outputs: ``z``, ``w``
     (``w_f = 0`` exactly, ``w_c = M_c z + q_c``), ``info`` as :func:`lemke` (``info[1]``: the larger of the
-    free-block and reduced-LCP regularizations; ``info[2]``: residual of the full problem)."""
+    free-block and reduced-LCP regularizations; ``info[2]``: relative residual of the full problem, after
+    :func:`polish` on it; ``LCP_INACCURATE`` when it exceeds :data:`LCP_TOL`)."""
     n = q.shape[0]
     nc = n - nfree
     info[0] = 0.0
@@ -366,7 +458,7 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
             z[i] = 0.0
             w[i] = q[i]
         info[1] = eps_f
-        info[2] = lcp_residual(M, q, nfree, z, w)
+        info[2] = lcp_error(M, q, nfree, z, w)
         info[3] = k + 1
         return LCP_SINGULAR
     # X = M_ff^-1 [M_fc, q_f]
@@ -398,20 +490,14 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
         z[i] = s
     for j in range(nc):
         z[nfree + j] = zc[j]
-    for i in range(n):
-        if i < nfree:
-            w[i] = 0.0
-        else:
-            s = q[i]
-            for j in range(n):
-                s += M[i, j] * z[j]
-            w[i] = s
     info[1] = max(info[1], eps_f)
-    info[2] = lcp_residual(M, q, nfree, z, w)
+    info[2] = polish(M, q, nfree, z, w)
     if k > 0:
         info[3] += k
-    if status == LCP_OK and not info[2] == info[2]:
+    if not info[2] == info[2]:
         return LCP_NAN
+    if status == LCP_OK and not info[2] <= LCP_TOL:
+        return LCP_INACCURATE
     return status
 
 
@@ -490,9 +576,15 @@ def pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info):
     by one projected gradient step ``beta <- P(beta - w_t / L)`` with one step ``1 / L`` for the whole block
     (``L`` the largest Gershgorin row sum of its diagonal block: a per-coefficient step would change the
     fixed point). Converges on symmetric PSD ``A`` with positive diagonal. ``z`` holds the initial guess on
-    entry (warm start) and the result on exit. Stops when :func:`pgs_residual` ``<= tol`` (checked each
-    sweep) or after ``iters`` sweeps (``LCP_MAX_PIVOTS``). ``info``: sweeps, 0, residual, 1."""
+    entry (warm start) and the result on exit. Stops when :func:`pgs_residual` relative to ``|b|_inf`` is
+    ``<= tol`` (checked each sweep) or after ``iters`` sweeps (``LCP_MAX_PIVOTS``). ``info``: sweeps, 0,
+    relative residual, 1."""
     n = b.shape[0]
+    bs = 0.0
+    for i in range(n):
+        bs = max(bs, abs(b[i]))
+    if bs == 0.0:
+        bs = 1.0
     info[0] = 0.0
     info[1] = 0.0
     info[3] = 1.0
@@ -509,7 +601,7 @@ def pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info):
             for l in range(nf):
                 s += abs(A[a + k, a + l])
             L[c] = max(L[c], s)
-    r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act)
+    r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act) / bs
     it = 0
     while it < iters and r > tol:
         for i in range(nfree):
@@ -529,7 +621,7 @@ def pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info):
                     s += A[a + 1 + k, j] * z[j]
                 y[k] = z[a + 1 + k] - s / L[c] if L[c] > 0.0 else z[a + 1 + k]
             project_pyramid(y, mu[c] * z[a], act, z, a + 1)
-        r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act)
+        r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act) / bs
         it += 1
     info[0] = it
     info[2] = r

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .lcp import LCP_MAX_PIVOTS, LCP_NAN, LCP_OK, LCP_SINGULAR
+from .lcp import LCP_INACCURATE, LCP_MAX_PIVOTS, LCP_NAN, LCP_OK, LCP_SINGULAR, LCP_TOL
 
 FI_SELECTED = 0
 """``find_indices`` info slot: number of selected (independent) rows."""
@@ -168,6 +168,29 @@ def _add(W, rows, Z, Y, i, B, k, L, c, tol, fmax):
 
 
 @jit
+def ppm_error(W, rows, Z, Y, q, basis, k, z, w, qmax, fmax):
+    """The check of a PPM answer (as :func:`lcp.lcp_error`): ``w_B = F[B, B] z_B + q_B`` recomputed from
+    ``F`` (the other ``w_i`` are those of the last iteration, formed from ``F`` directly), then the natural
+    residual ``max_i |min(fmax z_i, w_i)| / |q|_inf`` (``fmax`` the largest diagonal of the PSD ``F``, which
+    bounds its entries). NaN anywhere gives NaN."""
+    for a in range(k):
+        i = basis[a]
+        s = q[i]
+        for c in range(k):
+            s += lcp_entry(W, rows, Z, Y, i, basis[c]) * z[basis[c]]
+        w[i] = s
+    r = 0.0
+    for i in range(q.shape[0]):
+        e = abs(min(fmax * z[i], w[i]))
+        if e != e:
+            return math.nan
+        r = max(r, e)
+    if r == 0.0:
+        return 0.0
+    return r / qmax if qmax > 0.0 else math.inf
+
+
+@jit
 def ppm(W, rows, Z, Y, q, max_pivots, tol, warm, basis, z, w, info):
     """Modified principal pivoting method PPM I (Drumwright 2015, Algorithm 1) for the LCP
     ``w = F z + q, 0 <= z _|_ w >= 0`` with the PSD matrix ``F = W[rows][:, rows] + Z^T Z - Y^T Y``.
@@ -187,7 +210,8 @@ def ppm(W, rows, Z, Y, q, max_pivots, tol, warm, basis, z, w, info):
     from ``argmin q``). Outputs: ``basis[:k]`` the final nonbasic indices (n,), ``z`` and ``w`` (n,),
     ``info`` (``PPM_INFO_SIZE``: pivots, ``k``, warm indices accepted).
 
-    Status: ``LCP_OK``; ``LCP_MAX_PIVOTS`` after ``max_pivots`` pivots (cycling); ``LCP_SINGULAR`` when a
+    Status: ``LCP_OK`` (the answer passed :func:`ppm_error` at :data:`lcp.LCP_TOL`); ``LCP_INACCURATE`` (it
+    did not); ``LCP_MAX_PIVOTS`` after ``max_pivots`` pivots (cycling); ``LCP_SINGULAR`` when a
     pivot would make ``F[B, B]`` singular; ``LCP_NAN`` for a non-finite ``q`` or iterate. Any status other
     than ``LCP_OK`` tells the caller to fall back to Lemke's algorithm (``z`` and ``w`` then hold the last
     iterate).
@@ -281,12 +305,12 @@ def ppm(W, rows, Z, Y, q, max_pivots, tol, warm, basis, z, w, info):
             if zB[a] < zB[ja]:
                 ja = a
         drop = k > 0 and zB[ja] < -tol * zmax
-        if i < 0 and not drop:  # lines 24-29: solved
+        if i < 0 and not drop:  # lines 24-29: solved, if the answer passes the check
             for a in range(k):
                 z[basis[a]] = zB[a]
             info[PPM_PIVOTS] = pivots
             info[PPM_NONBASIC] = k
-            return LCP_OK
+            return LCP_OK if ppm_error(W, rows, Z, Y, q, basis, k, z, w, qmax, fmax) <= LCP_TOL else LCP_INACCURATE
         if pivots >= max_pivots:
             info[PPM_PIVOTS] = pivots
             info[PPM_NONBASIC] = k
