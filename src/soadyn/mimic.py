@@ -19,7 +19,7 @@ dofs): no O(N) articulated-body form is used, because a mimic coupling spans two
 general (a gripper's fingers), which the ABA recursion cannot absorb. Pinocchio 4 offers RNEA, CRBA and
 Jacobians on mimic models and refuses ABA and M^-1.
 
-Every public function of :mod:`soadyn.dynamics` and :func:`soadyn.osim_inv` (6-row nodes) accepts a
+Every public function of :mod:`soadyn.dynamics` and :func:`soadyn.osim_inv` accepts a
 MimicModel with its :meth:`MimicModel.data`; simulation and loop closures need a plain tree model.
 """
 
@@ -29,6 +29,7 @@ import numpy as np
 
 from . import dynamics as D
 from . import joints as J
+from .osim import node_set
 from .model import Model, ModelError
 
 __all__ = ["MimicModel", "MimicData"]
@@ -269,12 +270,15 @@ def _difference(model, q0, q1):
 
 
 def _osim_inv(model, data, q, frames, dims=None, reference="local", method="jain"):
-    """``Lambda^-1 = J M^-1 J^T`` for 6-row nodes (the frames' full spatial velocities)."""
-    if dims is not None:
-        raise ValueError("dims: a mimic model's operational space takes 6-row nodes only (dims=None)")
-    if isinstance(frames, (str, int, np.integer)):
-        frames = [frames]
-    Jn = np.vstack([_frame_jacobian(model, data, q, f, reference).copy() for f in frames])
+    """``Lambda^-1 = J M^-1 J^T`` of the nodes ``frames`` with ``dims`` as :func:`soadyn.osim_inv` takes them
+    (6-row, 3-row point or (d x 6) selection nodes): each node's rows are its selection times the frame
+    Jacobian ``J_tree G``; ``M^-1`` through the Cholesky factor of the reduced ``M`` (``method`` is not
+    used: there is one route on a mimic model)."""
+    ns = node_set(model.tree, data.tree, frames, dims)
+    if reference != "local" and not ns.rotatable:
+        raise ValueError("reference='world_aligned' needs 6-row or 3-row (point) nodes, not custom selections")
+    Jn = np.vstack([ns.sel[a, :ns.dim[a]] @ _frame_jacobian(model, data, q, f, reference)
+                    for a, f in enumerate(ns.frames)])
     L = _factor(model, data, q)
     Y = np.linalg.solve(L, Jn.T)
     return Y.T @ Y

@@ -153,9 +153,14 @@ def test_mimic_model_matches_pinocchio(urdf):
     tol = max(PIN_TOL, 1e-15 * np.linalg.cond(M))
     assert_close(sd.aba(model, data, q, qd, tau), np.linalg.solve(M, tau - bias), tol, f"{urdf}: aba")
     assert_close(sd.minv(model, data, q), np.linalg.inv(M), tol, f"{urdf}: minv")
-    nodes = links[-2:]
+    # operational space nodes: the last two links that move (a frame fixed to the world has none)
+    nodes = [n for n in links if model.tree.frame_body[model.tree.frame_id(n)] >= 0][-2:]
+    assert len(nodes) == 2, f"{urdf}: two moving links expected among {links}"
     Jn = np.vstack([sd.frame_jacobian(model, data, q, n).copy() for n in nodes])
     assert_close(sd.osim_inv(model, data, q, nodes), Jn @ np.linalg.solve(M, Jn.T), tol, f"{urdf}: osim_inv")
+    sel = np.vstack([Jn[:6], Jn[9:12]])  # a 6-row node and a 3-row point node
+    assert_close(sd.osim_inv(model, data, q, nodes, dims=[6, 3]), sel @ np.linalg.solve(M, sel.T), tol,
+                 f"{urdf}: osim_inv with dims [6, 3]")
 
 
 # ------------------------------------------------------------------------------------------ unit cases
