@@ -79,7 +79,7 @@ def test_energy_never_increases(e):
     # semi-implicit Euler in free flight oscillates by about m g |v| dt; nothing may gain more than that
     slack = 1.0 * G * 4.0 * 1e-3
     assert E.max() <= E[0] + slack, f"energy rose by {E.max() - E[0]:.3e} J"
-    assert np.all(np.diff(np.minimum.accumulate(E)) <= 0.0)
+    assert np.diff(E).max() <= slack, f"one step raised the energy by {np.diff(E).max():.3e} J"
     if e == 0.0:
         assert E[-1] < E[0] - 0.9 * 9.81 * 0.5
 
