@@ -18,24 +18,12 @@ from scipy.spatial.transform import Rotation
 
 import soadyn as sd
 from soadyn.contact import collide
-from tests.support import EXTERNAL, assert_close
+from tests.support import EXTERNAL, assert_close, coal_shape
 
 coal = pytest.importorskip("coal")
 pytestmark = pytest.mark.external
 
 N = 150  # random poses per pair type
-
-
-def _coal_shape(kind, size):
-    if kind == "sphere":
-        return coal.Sphere(size[0])
-    if kind == "capsule":
-        return coal.Capsule(size[0], 2.0 * size[1])
-    if kind == "box":
-        return coal.Box(*(2.0 * np.asarray(size)))
-    if kind == "halfspace":
-        return coal.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
-    return coal.Plane(np.array([0.0, 0.0, 1.0]), 0.0)
 
 
 def _random_size(kind, rng):
@@ -74,7 +62,7 @@ def _check(ka, kb, seed):
             pb = rng.uniform(-0.6, 0.6, 3)
             q = np.r_[pb, Rotation.from_matrix(Rb).as_quat(), pa, Rotation.from_matrix(Ra).as_quat()]
         c = collide(m, m.data(), q)
-        ga, gb = _coal_shape(ka, sa), _coal_shape(kb, sb)
+        ga, gb = coal_shape(ka, sa), coal_shape(kb, sb)
         Ta, Tb = coal.Transform3s(Ra, pa), coal.Transform3s(Rb, pb)
         dreq, dres = coal.DistanceRequest(), coal.DistanceResult()
         dreq.gjk_tolerance = 1e-12

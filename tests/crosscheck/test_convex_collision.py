@@ -24,7 +24,7 @@ from scipy.spatial.transform import Rotation
 
 import soadyn as sd
 from soadyn.contact import collide
-from tests.support import ALGORITHMS, EXTERNAL, assert_close
+from tests.support import ALGORITHMS, EXTERNAL, assert_close, coal_shape
 
 coal = pytest.importorskip("coal")
 pytestmark = pytest.mark.external
@@ -72,21 +72,8 @@ def _pose(rng, flat, spread=0.6):
 
 
 def _coal(kind, size, m, g):
-    if kind == "sphere":
-        return coal.Sphere(size[0])
-    if kind == "capsule":
-        return coal.Capsule(size[0], 2.0 * size[1])
-    if kind == "box":
-        return coal.Box(*(2.0 * np.asarray(size)))
-    if kind == "cylinder":
-        return coal.Cylinder(size[0], 2.0 * size[1])
-    if kind == "convex":
-        v = m.mesh_vert[m.geom_vertadr[g]:m.geom_vertadr[g] + m.geom_vertnum[g]]
-        pts = coal.StdVec_Vec3s()
-        for p in v:
-            pts.append(np.array(p))
-        return coal.Convex.convexHull(pts, False, None)
-    return coal.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
+    verts = m.mesh_vert[m.geom_vertadr[g]:m.geom_vertadr[g] + m.geom_vertnum[g]]
+    return coal_shape(kind, size, verts)
 
 
 def _support(kind, size, verts, R, p, n):
