@@ -13,7 +13,7 @@ from ._kernels import embed as _ke
 from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
 from .dynamics import as_array
-from .embedding import LOOP_TOL, EmbeddedModel, _raise_status
+from .embedding import LOOP_TOL, EmbeddedModel, raise_status
 from .sim import INTEGRATORS, SimulationError, Trajectory, _constraint_errors, _energies, _positive_finite
 
 __all__ = ["EmbeddedSimulator"]
@@ -132,11 +132,11 @@ class EmbeddedSimulator:
         if code in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR):
             d.q_failed = d.q.copy()
             d.q[:] = em.q_ref
-            err = em._closure_error(d, "x0" if field == 0 else f"step {field - 1}")
+            err = em.closure_error(d, "x0" if field == 0 else f"step {field - 1}")
             d.q_failed = None
             raise err
         if field == 0:
-            _raise_status(em, code, ("x0", "xd0", "tau", "f_ext"))
+            raise_status(em, code, ("x0", "xd0", "tau", "f_ext"))
         k = field - 1
         traj = self._trajectory(X[:k + 1].copy(), XD[:k + 1].copy(), QT[:k + 1].copy(), QDT[:k + 1].copy(),
                                 res[:k + 1].copy(), k, wall)
@@ -148,16 +148,16 @@ class EmbeddedSimulator:
             why = f"f_ext{f'[{k}]' if fext_a.shape[0] > 1 else ''}: contains NaN or inf"
         else:
             try:
-                _raise_status(em, code, ("x", "xd", "tau", "f_ext"))
+                raise_status(em, code, ("x", "xd", "tau", "f_ext"))
             except (ValueError, RuntimeError) as exc:
                 why = str(exc)
         raise SimulationError(f"step {k} (t = {k * self._dt:.6g} s): {why}", k, k * self._dt, traj)
 
     def _kernel(self, tau_a, fext_a, springs, X, XD, QT, QDT, res) -> int:
         em, t, d = self.model, self.model.tree, self.data
-        return _ks.ce_rollout(*em._args, *em._ejoints, t.dof_stiffness, t.dof_damping, t.dof_springref, springs,
+        return _ks.ce_rollout(*em.kernel_args, *em.embedded_joints, t.dof_stiffness, t.dof_damping, t.dof_springref, springs,
                               tau_a, fext_a, t.gravity_accel, self._tol, em.max_iter, self._dt, self._method,
-                              *d._work(), d.q, d.qdd, X, XD, QT, QDT, res)
+                              *d.kernel_workspace(), d.q, d.qdd, X, XD, QT, QDT, res)
 
     def _trajectory(self, X, XD, QT, QDT, res, nsteps: int, wall: float) -> Trajectory:
         em, t = self.model, self.model.tree

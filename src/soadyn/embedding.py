@@ -26,8 +26,10 @@ from . import joints as J
 from ._kernels import embed as _ke
 from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
-from .dynamics import as_array, check_status, integrate, kernel_array
-from .loops import AssemblyError, LoopError, _loop_arrays, assemble, constraint_jacobian
+from .dynamics import as_array, check_status, fk, integrate, kernel_array
+from .embedding_nodes import (SCALAR_JOINTS, clusters, loop_bodies, loop_rows, node_dofs, pivoted_columns,
+                              planar_closed_form)
+from .loops import AssemblyError, LoopError, assemble, constraint_jacobian, loop_arrays
 from .model import Model, _readonly
 
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
@@ -43,8 +45,6 @@ LOOP_TOL = 1e-13
 """Default loop-solve tolerance on ``max |phi|`` (m or rad)."""
 MAX_ITER = 30
 """Newton iterations allowed per loop solve."""
-_SCALAR_JOINTS = (J.REVOLUTE, J.PRISMATIC, J.HELICAL, J.CYLINDRICAL, J.UNIVERSAL)
-"""Joints whose dofs can be independent coordinates (``qdot = qd`` entry by entry)."""
 
 
 class LoopKinematicsError(AssemblyError):
@@ -56,92 +56,6 @@ class LoopKinematicsError(AssemblyError):
     def __init__(self, message: str, loop: str, residual: float, q: np.ndarray, sigma_min: float):
         super().__init__(message, loop, residual, q)
         self.sigma_min = sigma_min
-
-
-# ------------------------------------------------------------------------------------------- topology
-def _branch(model: Model, b: int, stop: int) -> list[int]:
-    out = []
-    while b != stop:
-        out.append(b)
-        b = model.body_parent[b]
-    return out
-
-
-def _ancestors(model: Model, b: int) -> list[int]:
-    out = [b]
-    while b >= 0:
-        b = model.body_parent[b]
-        out.append(b)
-    return out
-
-
-def _common(model: Model, a: int, b: int) -> int:
-    anc = set(_ancestors(model, a))
-    for x in _ancestors(model, b):
-        if x in anc:
-            return x
-    return -1
-
-
-def _loop_bodies(model: Model, l: int) -> set[int]:
-    a = model.frame_body[model.loop_frame_a[l]]
-    b = model.frame_body[model.loop_frame_b[l]]
-    c = _common(model, a, b)
-    return set(_branch(model, a, c)) | set(_branch(model, b, c))
-
-
-def _clusters(model: Model, loops: list[int]) -> list[tuple[set, list]]:
-    """Merge the loops' body sets into compound nodes: sets sharing a body merge, and a node whose root
-    bodies hang from different bodies grows up to their common ancestor."""
-    groups = [(_loop_bodies(model, l), [l]) for l in loops]
-    changed = True
-    while changed:
-        changed = False
-        for g in range(len(groups)):
-            bodies, ls = groups[g]
-            parents = {model.body_parent[i] for i in bodies if model.body_parent[i] not in bodies}
-            if len(parents) > 1:
-                c = parents.pop()
-                for p in parents:
-                    c = _common(model, c, p)
-                for p in {model.body_parent[i] for i in bodies if model.body_parent[i] not in bodies}:
-                    bodies |= set(_branch(model, p, c))
-                changed = True
-            for h in range(g + 1, len(groups)):
-                if groups[h][0] & bodies:
-                    groups[g] = (bodies | groups[h][0], ls + groups[h][1])
-                    del groups[h]
-                    changed = True
-                    break
-            if changed:
-                break
-    return groups
-
-
-def _dofs(model: Model, bodies) -> list[int]:
-    return [k for i in sorted(bodies) for k in range(model.jnt_vadr[i], model.jnt_vadr[i] + model.jnt_nv[i])]
-
-
-def _rows(model: Model, loops) -> list[int]:
-    return [r for l in sorted(loops) for r in range(model.loop_row[l], model.loop_row[l + 1])]
-
-
-def _pivoted(A: np.ndarray, forced: list[int], candidates: list[int], count: int, what: str) -> list[int]:
-    """Greedy column selection (QR with column pivoting): ``forced`` columns first, then ``count`` more of
-    ``candidates``, each time the one with the largest component outside the span of those chosen."""
-    chosen: list[int] = []
-    basis = np.zeros((A.shape[0], 0))
-    for k in list(forced) + [None] * count:
-        pool = [k] if k is not None else [c for c in candidates if c not in chosen]
-        res = [np.linalg.norm(A[:, c] - basis @ (basis.T @ A[:, c])) for c in pool]
-        best = int(np.argmax(res)) if pool else -1
-        if best < 0 or res[best] < 1e-9 * max(1.0, np.abs(A).max()):
-            raise LoopError(f"{what}: no well-conditioned choice at the reference configuration")
-        c = pool[best]
-        chosen.append(c)
-        u = A[:, c] - basis @ (basis.T @ A[:, c])
-        basis = np.column_stack([basis, u / np.linalg.norm(u)])
-    return chosen
 
 
 # ------------------------------------------------------------------------------------------- the model
@@ -179,7 +93,7 @@ class EmbeddedModel:
             raise ValueError("q_ref: contains NaN or inf")
         Gc = constraint_jacobian(tree, tree.data(), self.q_ref)
         emb = self._select(loops, int(max_size), int(hybrid_size), Gc)
-        groups = _clusters(tree, emb)
+        groups = clusters(tree, emb)
         for bodies, ls in groups:
             if len(bodies) > max_size:
                 names = [tree.loop_names[l] for l in sorted(ls)]
@@ -195,9 +109,9 @@ class EmbeddedModel:
         if isinstance(loops, str) and loops == "auto":
             # greedy: smallest loops first, embedded while their compound node keeps <= hybrid_size dofs
             chosen: list[int] = []
-            for l in sorted(range(t.nl), key=lambda l: len(_dofs(t, _loop_bodies(t, l)))):
-                trial = _clusters(t, chosen + [l])
-                if all(len(_dofs(t, b)) <= hybrid_size and len(b) <= max_size for b, _ in trial):
+            for l in sorted(range(t.nl), key=lambda l: len(node_dofs(t, loop_bodies(t, l)))):
+                trial = clusters(t, chosen + [l])
+                if all(len(node_dofs(t, b)) <= hybrid_size and len(b) <= max_size for b, _ in trial):
                     chosen.append(l)
             return sorted(chosen)
         if isinstance(loops, str) or not all(isinstance(n, str) for n in loops):
@@ -221,20 +135,20 @@ class EmbeddedModel:
         self.nl = len(cut)
         self.nc = int(sum(t.loop_dim[l] for l in cut))
         erow = {}  # tree row -> embedded-loop row
-        for r in _rows(t, emb):
+        for r in loop_rows(t, emb):
             erow[r] = len(erow)
         in_node = {}
         specs = []
         for bodies, ls in groups:
-            dofs = _dofs(t, bodies)
-            rows = _rows(t, ls)
+            dofs = node_dofs(t, bodies)
+            rows = loop_rows(t, ls)
             A = Gc[np.ix_(rows, dofs)]
-            sel = _pivoted(A.T, [], list(range(len(rows))), np.linalg.matrix_rank(A, tol=1e-9), "loop rows") \
+            sel = pivoted_columns(A.T, [], list(range(len(rows))), np.linalg.matrix_rank(A, tol=1e-9), "loop rows") \
                 if len(rows) else []
             A = A[sorted(sel)]
             nr = len(sel)
             names = [t.loop_names[l] for l in sorted(ls)]
-            eligible = [j for j, k in enumerate(dofs) if t.jnt_type[t.dof_body[k]] in _SCALAR_JOINTS]
+            eligible = [j for j, k in enumerate(dofs) if t.jnt_type[t.dof_body[k]] in SCALAR_JOINTS]
             forced = [j for j in range(len(dofs)) if j not in eligible]
             given = [j for l in ls if t.loop_names[l] in independent for j in self._joint_dofs(independent[
                 t.loop_names[l]], dofs, t.loop_names[l])]
@@ -250,7 +164,7 @@ class EmbeddedModel:
                                     "for at the reference configuration (singular G_dep)")
             else:
                 try:
-                    dep = _pivoted(A, forced, [j for j in eligible if j not in forced], nr - len(forced),
+                    dep = pivoted_columns(A, forced, [j for j in eligible if j not in forced], nr - len(forced),
                                    f"loops {names}")
                 except LoopError:
                     raise LoopError(f"loops {names}: no set of dependent coordinates is well conditioned at the "
@@ -264,7 +178,7 @@ class EmbeddedModel:
         # one-body nodes for the other bodies; nodes ordered by their first body
         for i in range(t.nb):
             if i not in in_node:
-                dofs = _dofs(t, [i])
+                dofs = node_dofs(t, [i])
                 specs.append(([i], dofs, set(range(len(dofs))), [], [], []))
         specs.sort(key=lambda s: s[0][0])
         self.nodes = tuple({"bodies": tuple(t.body_names[i] for i in b),
@@ -284,7 +198,7 @@ class EmbeddedModel:
             ks = [j for j, k in enumerate(dofs) if t.dof_body[k] == i]
             if not ks:
                 raise ValueError(f"independent[{loop!r}]: joint {n!r} is not in the loop's compound body")
-            if t.jnt_type[i] not in _SCALAR_JOINTS:
+            if t.jnt_type[i] not in SCALAR_JOINTS:
                 raise ValueError(f"independent[{loop!r}]: joint {n!r} is a {J.JOINT_TYPE_NAMES[t.jnt_type[i]]} "
                                  "joint; independent coordinates must be revolute, prismatic, helical, "
                                  "cylindrical or universal dofs")
@@ -344,10 +258,12 @@ class EmbeddedModel:
         v2x = np.full(t.nv, -1, dtype=i64)
         v2x[self.x_v] = np.arange(self.nv)
         self._v2x = v2x
-        # read-only like the model's joint arrays, so the kernels they reach (integrate_config) compile once
-        self._ejoints = (_readonly(ej, i64), _readonly(eqa, i64), _readonly(eva, i64),
-                         _readonly(np.reshape(eax, (-1, 3)), np.float64), _readonly(np.reshape(eax2, (-1, 3)), np.float64),
-                         _readonly(np.reshape(ein, (-1, 6, 6)), np.float64))
+        # the joints of the embedded coordinates (type, q and v addresses, axes, inertias), read-only like the
+        # model's joint arrays so that the kernels they reach (integrate_config) compile once
+        self.embedded_joints = (_readonly(ej, i64), _readonly(eqa, i64), _readonly(eva, i64),
+                                _readonly(np.reshape(eax, (-1, 3)), np.float64),
+                                _readonly(np.reshape(eax2, (-1, 3)), np.float64),
+                                _readonly(np.reshape(ein, (-1, 6, 6)), np.float64))
         self._emb = self._subset(emb)
         self._cut = self._subset(cut)[:-1]
         self._nce = int(sum(t.loop_dim[l] for l in emb))
@@ -364,14 +280,12 @@ class EmbeddedModel:
         if self.method == "newton":
             self.analytic_loops = ()
             return
-        from .dynamics import fk
-
         oR = fk(t, t.data(), self.q_ref)[0].copy()
         missing = []
         for k, (bodies, dofs, ind, _, names, ls) in enumerate(specs):
             if not ls:
                 continue
-            row = self._planar_case(oR, bodies, dofs, ind, ls, emb)
+            row = planar_closed_form(t, oR, bodies, dofs, ind, ls, emb)
             if row is None:
                 missing += names
             else:
@@ -382,48 +296,12 @@ class EmbeddedModel:
                             "use method='auto' or 'newton'")
         self.analytic_loops = tuple(n for s in specs for n in s[4] if n not in missing)
 
-    def _planar_case(self, oR, bodies, dofs, ind, ls, emb):
-        t = self.tree
-        from .loops import PLANAR_PIN
-
-        if len(ls) != 1 or t.loop_kind[ls[0]] != PLANAR_PIN or len(dofs) != 3 or len(ind) != 1:
-            return None
-        joints = sorted(bodies)
-        if any(t.jnt_type[j] not in (J.REVOLUTE, J.PRISMATIC) for j in joints):
-            return None
-        w = {j: oR[j] @ t.jnt_axis[j] for j in joints}
-        rev = [j for j in joints if t.jnt_type[j] == J.REVOLUTE]
-        if not rev:
-            return None
-        n = w[rev[0]] / np.linalg.norm(w[rev[0]])
-        l = ls[0]
-        fa, fb = t.loop_frame_a[l], t.loop_frame_b[l]
-        a, b = t.frame_body[fa], t.frame_body[fb]
-        za = (oR[a] if a >= 0 else np.eye(3)) @ t.frame_E[fa].T[:, 2]
-        if (any(np.linalg.norm(np.cross(w[j], n)) > 1e-9 for j in rev)
-                or any(abs(w[j] @ n) > 1e-9 for j in joints if j not in rev) or np.linalg.norm(np.cross(za, n)) > 1e-9):
-            return None
-        dep = [t.dof_body[d] for j_, d in enumerate(dofs) if j_ not in ind]
-        c = _common(t, a, b)
-        on_a = [j for j in dep if j in _branch(t, a, c)]
-        on_b = [j for j in dep if j in _branch(t, b, c)]
-        if len(on_a) == 1:
-            j1, j2, case, side = on_a[0], on_b[0], 1, 0
-            if t.jnt_type[j1] != J.REVOLUTE and t.jnt_type[j2] != J.REVOLUTE:
-                return None
-        else:
-            j1, j2 = sorted(on_a or on_b)
-            case, side = 2, 0 if on_a else 1
-            if t.jnt_type[j2] != J.REVOLUTE:
-                return None
-        return [case, emb.index(l), j1, j2, t.jnt_vadr[j1], t.jnt_vadr[j2], side, rev[0]]
-
     def _subset(self, ls) -> tuple:
         """The tree's loop arrays (after frame arrays) restricted to the loops ``ls``, rows renumbered, and
         the row -> loop map."""
         t = self.tree
         ls = np.array(ls, dtype=np.int64)
-        _, _, _, fa, fb, kind, sel, dim, _, ax1, ax2, twist = _loop_arrays(t)
+        _, _, _, fa, fb, kind, sel, dim, _, ax1, ax2, twist = loop_arrays(t)
         d = np.ascontiguousarray(dim[ls])
         row = np.concatenate([[0], np.cumsum(d)]).astype(np.int64)
         row_loop = np.repeat(np.arange(len(ls)), d).astype(np.int64)
@@ -431,7 +309,8 @@ class EmbeddedModel:
             np.ascontiguousarray(a[ls]).reshape(len(ls), 3) for a in (ax1, ax2, twist)) + (row_loop,)
 
     @property
-    def _args(self) -> tuple:
+    def kernel_args(self) -> tuple:
+        """The model arrays of the CE kernels (tree, frames, embedded and cut loops, nodes), in kernel order."""
         t = self.tree
         return (t._tree + (t.frame_body, t.frame_E, t.frame_r) + self._emb + self._cut + (self._nd,) + self._nodes
                 + (self._v2x, self.x_q, self._an))
@@ -480,15 +359,15 @@ class EmbeddedModel:
         QDT = np.empty((X.shape[0], self.tree.nv))
         res = np.empty(X.shape[0])
         d, td = data, data.td
-        st = _ks.ce_tree_states(*self._args, X, XD, self.tol, self.max_iter, td.X_E, td.X_r, td.S, td.v, td.oR,
+        st = _ks.ce_tree_states(*self.kernel_args, X, XD, self.tol, self.max_iter, td.X_E, td.X_r, td.S, td.v, td.oR,
                                 td.op, d.RA, d.pAw, d.Qr, d.phi, d.cv, d.gam, d.Jw, d.Gk, d.LU, d.piv, d.Gm, d.col,
                                 d.dq, d.qn, d.R3, d.info, d.q, QT, QDT, res)
         if st != _kj.OK:
             code, row = st & ((1 << _ks.STEP_SHIFT) - 1), (st >> _ks.STEP_SHIFT) - 1
             if code in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR):
                 data.q[:] = self.q_ref  # the failed iterate is no warm start
-                raise self._closure_error(data, f"{names[0]}[{row}]" if X.shape[0] > 1 else names[0])
-            _raise_status(self, code, names + ("input", "f_ext"))
+                raise self.closure_error(data, f"{names[0]}[{row}]" if X.shape[0] > 1 else names[0])
+            raise_status(self, code, names + ("input", "f_ext"))
         return QT, QDT
 
     def tree_trajectory(self, traj):
@@ -502,7 +381,9 @@ class EmbeddedModel:
         Q, QD = self.tree_states(traj.q, traj.qd)
         return Trajectory.from_states(self.tree, traj.t, Q, QD, stats=dict(traj.stats, embedded=self.name))
 
-    def _closure_error(self, data, where: str) -> LoopKinematicsError:
+    def closure_error(self, data, where: str) -> LoopKinematicsError:
+        """The :class:`LoopKinematicsError` of a failed loop solve left in ``data`` (``where``: the input that
+        led to it), naming the loop and the smallest singular value of its ``G_dep``."""
         t = self.tree
         info = data.info
         q = data.q_failed if data.q_failed is not None else data.q.copy()
@@ -520,7 +401,7 @@ class EmbeddedModel:
         sig = float("nan")
         if np.all(np.isfinite(q)):
             dep = [d for j, d in enumerate(spec[1]) if j not in spec[2]]
-            G = constraint_jacobian(t, t.data(), q)[np.ix_(_rows(t, spec[5]), dep)]
+            G = constraint_jacobian(t, t.data(), q)[np.ix_(loop_rows(t, spec[5]), dep)]
             sig = float(np.linalg.svd(G, compute_uv=False).min()) if G.size else sig
         why = "G_dep is singular" if node >= 0 else "Newton did not converge"
         return LoopKinematicsError(
@@ -531,7 +412,9 @@ class EmbeddedModel:
             "or a closer reference configuration (q_ref)", t.loop_names[l], res, q, sig)
 
 
-def _raise_status(em: EmbeddedModel, st: int, names: tuple) -> None:
+def raise_status(em: EmbeddedModel, st: int, names: tuple) -> None:
+    """Raise the error of a CE kernel's status ``st`` (``names``: the inputs, as for
+    :func:`soadyn.dynamics.check_status`); a singular compound node is named by its bodies."""
     if st & 0xFF == _kj.SINGULAR:
         bodies = [em.tree.body_names[i] for i in em._specs[(st >> 8) & 0xFFFFFFFF][0]]
         raise ValueError(f"the embedded mass matrix is singular at the compound node of bodies {bodies}: "
@@ -605,7 +488,7 @@ class EmbeddedData:
     def __repr__(self) -> str:
         return f"<soadyn.EmbeddedData for {self.model.name!r}>"
 
-    def _work(self) -> tuple:
+    def kernel_workspace(self) -> tuple:
         """The workspace arguments of the CE kernels, in kernel order."""
         td = self.td
         return (td.X_E, td.X_r, td.S, td.v, td.c, td.h, td.vJ, td.oR, td.op, td.oS, td.oI, self.oIA, self.zA, self.oc,
@@ -690,10 +573,10 @@ def forward_dynamics(em: EmbeddedModel, data: EmbeddedData, x, xd, tau=None, f_e
         if st in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR):
             data.q_failed = data.q.copy()
             data.q[:] = start
-            err = em._closure_error(data, "x")
+            err = em.closure_error(data, "x")
             data.q_failed = None
             raise err
-        _raise_status(em, st, ("x", "xd", "tau", "f_ext"))
+        raise_status(em, st, ("x", "xd", "tau", "f_ext"))
     return data.xdd
 
 
@@ -705,5 +588,5 @@ def ce_kernel_arguments(em: EmbeddedModel, data: EmbeddedData) -> tuple:
     """The arguments of the CE kernel (:func:`soadyn._kernels.embed_sim.ce_forward`) for the inputs last set
     by :func:`forward_dynamics` in ``data``: for kernels that run its stages one by one (the timing
     breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
-    return (*em._args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol, em.max_iter,
-            *data._work(), data.q, data.qd, data.qdd, data.xdd)
+    return (*em.kernel_args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol, em.max_iter,
+            *data.kernel_workspace(), data.q, data.qd, data.qdd, data.xdd)

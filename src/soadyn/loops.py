@@ -139,7 +139,8 @@ def _unit(v, loop: str, what: str) -> np.ndarray:
 METHODS = ("ta", "kkt")
 
 
-def _loop_arrays(model: Model) -> tuple:
+def loop_arrays(model: Model) -> tuple:
+    """The model's frame and loop arrays every loop kernel takes, in kernel argument order."""
     if model.nl == 0:
         raise LoopError(f"model {model.name!r} has no loops")
     return (model.frame_body, model.frame_E, model.frame_r, model.loop_frame_a, model.loop_frame_b,
@@ -163,7 +164,7 @@ def constraint_state(model: Model, data, q, qd=None):
     """``(phi, cv, gdot, G)``: position errors (nc,), constraint velocities ``G_c qd``, ``Gdot_c qd`` and
     the constraint Jacobian ``G_c`` (nc, nv) at ``(q, qd)`` (views into ``data``)."""
     copy_state(model, data, q, qd)
-    st = _kl.loop_jacobian(*model._tree, *_loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
+    st = _kl.loop_jacobian(*model._tree, *loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
                            data.c, data.h, data.vJ, data.oR, data.op, data.loop_R, data.loop_p, data.loop_Q,
                            data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_G)
     check_status(st, model, data.q)
@@ -212,7 +213,7 @@ def ta_kernel_arguments(model: Model, data, q, qd, tau, f_ext=None, baumgarte=No
     copy_in(qd, data.qd, "qd")
     copy_in(tau, data.tau_in, "tau")
     fext = external_forces(model, data, f_ext)
-    return (*model._tree, *_loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
+    return (*model._tree, *loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
             data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv,
             data.u, data.a, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.node_count,
             data.node_cpar, data.node_vid, data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q,
@@ -255,7 +256,7 @@ def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     q = kernel_array(q, (model.nq,), "q").copy()
     qd = kernel_array(qd, (model.nv,), "qd").copy()
     info = np.zeros(4, dtype=np.int64)
-    st = _kl.project_state(*model._tree, *_loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
+    st = _kl.project_state(*model._tree, *loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
                            data.S, data.v, data.c, data.vJ, data.IA, data.U, data.D, data.Dinv, data.oR, data.op,
                            data.oS, data.oI, data.oIA, data.oU, data.node_count, data.node_cpar, data.node_vid,
                            data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q, data.loop_K, data.loop_f,

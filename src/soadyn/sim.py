@@ -230,7 +230,7 @@ class Trajectory:
 
 # -------------------------------------------------------------------------------------------- energy
 def _loop_arrays(model: Model) -> tuple:
-    from .loops import _loop_arrays as loop_arrays
+    from .loops import loop_arrays
 
     return loop_arrays(model)
 
