@@ -71,7 +71,7 @@ class LCPError(ValueError):
 
 
 # --------------------------------------------------------------------------------------- validation
-def _square(M, name: str) -> np.ndarray:
+def as_square(M, name: str) -> np.ndarray:
     """``M`` as a C-contiguous float64 square matrix (a copy), or ValueError naming ``name``."""
     try:
         A = np.array(M, dtype=np.float64, order="C", copy=True)
@@ -84,7 +84,7 @@ def _square(M, name: str) -> np.ndarray:
     return A
 
 
-def _vector(x, n: int, name: str) -> np.ndarray:
+def as_vector(x, n: int, name: str) -> np.ndarray:
     """``x`` as a C-contiguous float64 vector of length ``n`` (a copy), or ValueError naming ``name``."""
     try:
         v = np.array(x, dtype=np.float64, order="C", copy=True)
@@ -99,7 +99,7 @@ def _vector(x, n: int, name: str) -> np.ndarray:
     return v
 
 
-def _count(x, name: str, lo: int, hi: int | None = None) -> int:
+def as_count(x, name: str, lo: int, hi: int | None = None) -> int:
     """An integer in ``[lo, hi]``, or ValueError naming ``name``."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
         raise ValueError(f"{name}: expected an integer, got {x!r}")
@@ -117,9 +117,9 @@ def _nonneg(x, name: str) -> float:
 
 def _problem(M, q, nfree=0):
     """Validated ``(M, q, nfree)``."""
-    M = _square(M, "M")
-    q = _vector(q, M.shape[0], "q")
-    return M, q, _count(nfree, "nfree", 0, M.shape[0])
+    M = as_square(M, "M")
+    q = as_vector(q, M.shape[0], "q")
+    return M, q, as_count(nfree, "nfree", 0, M.shape[0])
 
 
 def _finish(status, z, w, info, M, q, nfree, solver) -> LCPResult:
@@ -143,7 +143,7 @@ def lemke(M, q, max_pivots: int | None = None, tikhonov: float = 0.0) -> LCPResu
     :class:`LCPError` when no checked solution is found (a ray: for copositive-plus ``M`` the LCP is
     infeasible; ``"inaccurate"``: an answer failed the check) and ValueError for bad input."""
     M, q, _ = _problem(M, q)
-    maxp = 0 if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    maxp = 0 if max_pivots is None else as_count(max_pivots, "max_pivots", 1)
     tik = _nonneg(tikhonov, "tikhonov")
     n = q.shape[0]
     z, w, info = np.zeros(n), np.zeros(n), np.zeros(4)
@@ -158,7 +158,7 @@ def solve_mlcp(M, q, nfree: int, max_pivots: int | None = None, tikhonov: float 
     regularizes a singular free block (``M_ff + eps I``). Raises :class:`LCPError` (``status`` ``"singular"``
     for a numerically singular free block) when no solution is found, ValueError for bad input."""
     M, q, nfree = _problem(M, q, nfree)
-    maxp = 0 if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    maxp = 0 if max_pivots is None else as_count(max_pivots, "max_pivots", 1)
     tik = _nonneg(tikhonov, "tikhonov")
     n = q.shape[0]
     z, w, info = np.zeros(n), np.zeros(n), np.zeros(4)
@@ -177,22 +177,22 @@ def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: fl
     warm start (default 0). Stops when the natural residual relative to ``|b|_inf`` is ``<= tol`` (the
     result's ``residual``; ``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after
     ``iters`` sweeps."""
-    A = _square(A, "A")
+    A = as_square(A, "A")
     n = A.shape[0]
-    b = _vector(b, n, "b")
-    nfree = _count(nfree, "nfree", 0, n)
-    ncontact = _count(ncontact, "ncontact", 0)
-    nf = _count(nf, "nf", 0)
+    b = as_vector(b, n, "b")
+    nfree = as_count(nfree, "nfree", 0, n)
+    ncontact = as_count(ncontact, "ncontact", 0)
+    nf = as_count(nf, "nf", 0)
     if nfree + ncontact * (nf + 1) != n:
         raise ValueError(f"ncontact: nfree + ncontact * (nf + 1) = {nfree + ncontact * (nf + 1)} != {n} rows of A")
-    mu = _vector(mu, ncontact, "mu")
+    mu = as_vector(mu, ncontact, "mu")
     if np.any(mu < 0.0):
         raise ValueError("mu: friction coefficients must be >= 0")
     if np.any(np.diag(A) <= 0.0):
         raise ValueError("A: the diagonal must be positive")
-    iters = _count(iters, "iters", 1)
+    iters = as_count(iters, "iters", 1)
     tol = _nonneg(tol, "tol")
-    z = np.zeros(n) if z0 is None else _vector(z0, n, "z0")
+    z = np.zeros(n) if z0 is None else as_vector(z0, n, "z0")
     info = np.zeros(4)
     status = _k.pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info)
     w = A @ z + b
@@ -228,7 +228,7 @@ def ppm(M, q, warm=None, max_pivots: int | None = None, tol: float = PPM_TOL) ->
     M, q, _ = _problem(M, q)
     _symmetric(M, "M")
     n = q.shape[0]
-    maxp = 2 * n if max_pivots is None else _count(max_pivots, "max_pivots", 1)
+    maxp = 2 * n if max_pivots is None else as_count(max_pivots, "max_pivots", 1)
     tol = _nonneg(tol, "tol")
     if warm is None:
         warm = np.zeros(0, dtype=np.int64)
@@ -252,7 +252,7 @@ def find_indices(W, rows=None, tol: float = PPM_TOL) -> np.ndarray:
     order), of a maximal set of rows of the symmetric PSD matrix ``W`` (e.g. ``G M^-1 G^T``) whose block
     ``W[sel, sel]`` is non-singular, found by incremental Cholesky updates. A row is dependent when its
     squared ``W``-distance from the span of those selected is below ``tol`` times its squared length."""
-    W = _square(W, "W")
+    W = as_square(W, "W")
     _symmetric(W, "W")
     n = W.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernels import drumwright as _kd
 from .._kernels.lcp import LCP_OK
-from ..lcp import STATUS_NAMES, LCPError, _count, _square, _vector
+from ..lcp import STATUS_NAMES, LCPError, as_count, as_square, as_vector
 from .pyramid import check_n_f
 
 __all__ = ["FRICTION_MODELS", "SOLVERS", "RANK_TOL", "ContactSolution", "noslip", "viscous", "coulomb", "solve"]
@@ -69,14 +69,14 @@ class ContactSolution:
 # --------------------------------------------------------------------------------------- validation
 def _problem(W, vf, nfree) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Validated ``(W, vf, nfree, m)`` as C-contiguous float64 copies."""
-    W = _square(W, "W")
+    W = as_square(W, "W")
     n = W.shape[0]
     scale = float(np.abs(W).max()) if n else 0.0
     if n and float(np.abs(W - W.T).max()) > 1e-9 * max(scale, 1e-300):
         raise ValueError("W: not symmetric (a Delassus matrix G M^-1 G^T is)")
     if n and float(np.diag(W).min()) < -1e-9 * scale:
         raise ValueError("W: negative diagonal entry (a Delassus matrix is positive semi-definite)")
-    nfree = _count(nfree, "nfree", 0, n)
+    nfree = as_count(nfree, "nfree", 0, n)
     if (n - nfree) % 3:
         raise ValueError(f"nfree: {n} rows of W minus nfree = {nfree} is not 3 rows per contact")
     m = (n - nfree) // 3
@@ -97,8 +97,8 @@ def _problem(W, vf, nfree) -> tuple[np.ndarray, np.ndarray, int, int]:
 
 
 def _coefficients(x, m: int, name: str) -> np.ndarray:
-    """One coefficient >= 0 per contact (a scalar is broadcast; :func:`soadyn.lcp._vector` checks the rest)."""
-    a = _vector(x, m, name)
+    """One coefficient >= 0 per contact (a scalar is broadcast; :func:`soadyn.lcp.as_vector` checks the rest)."""
+    a = as_vector(x, m, name)
     if np.any(a < 0.0):
         raise ValueError(f"{name}: coefficients must be >= 0, got min {float(a.min())}")
     return a
