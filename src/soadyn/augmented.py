@@ -32,7 +32,7 @@ import numpy as np
 
 from . import joints as J
 from .model import Model, ModelBuilder, ModelError
-from .spatial import Inertia, Transform, rot_to_quat
+from .spatial import Inertia, Transform, quats_to_rots, rot_to_quat
 
 __all__ = ["fully_augmented", "fa_state", "fa_forces", "fa_spring_forces", "hinge_constraint_rows", "FA_STATE_TOL"]
 
@@ -234,7 +234,7 @@ def fa_spring_forces(model: Model, fa_model: Model, q_fa, qd_fa) -> np.ndarray:
     bad = [model.jnt_names[i] for i in idx if model.jnt_type[i] != J.REVOLUTE]
     if bad:
         raise ValueError(f"model: joints {bad} are not revolute; fa_spring_forces maps revolute springs only")
-    R = _quat_rotations(q_fa.reshape(model.nb, 7)[:, 3:])
+    R = quats_to_rots(q_fa.reshape(model.nb, 7)[:, 3:])
     W = np.einsum("bij,bj->bi", R, qd_fa.reshape(model.nb, 6)[:, :3])  # world angular velocities
     par = model.body_parent[idx]
     Rp = np.where((par >= 0)[:, None, None], R[np.maximum(par, 0)], np.eye(3))
@@ -253,13 +253,3 @@ def fa_spring_forces(model: Model, fa_model: Model, q_fa, qd_fa) -> np.ndarray:
     inner = par >= 0
     np.add.at(out[:, :3], par[inner], -tau[inner, None] * np.einsum("sji,sj->si", Rp[inner], axis_w[inner]))
     return out
-
-
-def _quat_rotations(quats: np.ndarray) -> np.ndarray:
-    """Rotation matrices (n, 3, 3) of the scalar-last quaternions (n, 4), normalized first."""
-    qn = quats / np.linalg.norm(quats, axis=1)[:, None]
-    x, y, z, w = qn.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1)], 1)

@@ -329,6 +329,17 @@ def quat_to_rot(q) -> np.ndarray:
     )
 
 
+def quats_to_rots(quats: np.ndarray) -> np.ndarray:
+    """Rotation matrices (n, 3, 3) of the scalar-last quaternions (n, 4), normalized first: :func:`quat_to_rot`
+    of many quaternions at once."""
+    qn = quats / np.linalg.norm(quats, axis=1)[:, None]
+    x, y, z, w = qn.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1)], 1)
+
+
 def rot_to_quat(R) -> np.ndarray:
     """Scalar-last unit quaternion of a rotation matrix (Shepperd's method), with ``w >= 0``."""
     R = np.asarray(R, dtype=float)

@@ -38,6 +38,7 @@ from ..augmented import fa_spring_forces, fa_state
 from ..loops import AssemblyError, forward_dynamics, project
 from ..models.rover import LER_FRAMES, hub_forces, ler_initial_state, ler_rover
 from ..sim import DEFAULT_BAUMGARTE, SimulationError, Simulator
+from ..spatial import quats_to_rots
 
 VARIANTS = {
     "ce_analytic": ("ce", "analytic", "CE (analytic)"),
@@ -124,12 +125,10 @@ def _schedule(model, dt: float, nsteps: int) -> np.ndarray:
 def _config_rate(q: np.ndarray, qd: np.ndarray, nb: int) -> np.ndarray:
     """``dq/dt`` of a model of ``nb`` free bodies: ``p' = R v`` and ``quat' = 1/2 quat (x) [w; 0]``
     (scalar-last, body-frame ``[w; v]``)."""
-    from ..augmented import _quat_rotations
-
     Q = q.reshape(nb, 7)
     V = qd.reshape(nb, 6)
     out = np.empty((nb, 7))
-    out[:, :3] = np.einsum("bij,bj->bi", _quat_rotations(Q[:, 3:]), V[:, 3:])
+    out[:, :3] = np.einsum("bij,bj->bi", quats_to_rots(Q[:, 3:]), V[:, 3:])
     vec, w, om = Q[:, 3:6], Q[:, 6], V[:, :3]
     out[:, 3:6] = 0.5 * (w[:, None] * om + np.cross(vec, om))
     out[:, 6] = -0.5 * np.einsum("bi,bi->b", vec, om)
