@@ -420,3 +420,99 @@ def swing_twist_log(R, a, out):
     out[0] = k * sx + gamma * a[0]
     out[1] = k * sy + gamma * a[1]
     out[2] = k * sz + gamma * a[2]
+
+
+# ------------------------------------------------------------------------- LU and world-frame transforms
+@jit
+def lu_factor(A, n, piv):
+    """In-place LU factorization with partial pivoting of ``A[:n, :n]`` (``piv`` the row swaps). Returns
+    ``min |pivot| / max |A|`` (0 for a zero matrix): the caller compares it with its pivot tolerance
+    (:data:`soadyn._kernels.embed.PIVOT_TOL`)."""
+    scale = 0.0
+    for r in range(n):
+        for c in range(n):
+            scale = max(scale, abs(A[r, c]))
+    if scale == 0.0:
+        return 0.0
+    smallest = math.inf
+    for j in range(n):
+        p = j
+        for r in range(j + 1, n):
+            if abs(A[r, j]) > abs(A[p, j]):
+                p = r
+        piv[j] = p
+        if p != j:
+            for c in range(n):
+                t = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = t
+        d = A[j, j]
+        smallest = min(smallest, abs(d))
+        if d == 0.0:
+            return 0.0
+        for r in range(j + 1, n):
+            f = A[r, j] / d
+            A[r, j] = f
+            for c in range(j + 1, n):
+                A[r, c] -= f * A[j, c]
+    return smallest / scale
+
+
+@jit
+def lu_solve(A, n, piv, b):
+    """``b <- A^-1 b`` with the factors of :func:`lu_factor`."""
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            t = b[j]
+            b[j] = b[p]
+            b[p] = t
+    for r in range(n):
+        s = b[r]
+        for c in range(r):
+            s -= A[r, c] * b[c]
+        b[r] = s
+    for r in range(n - 1, -1, -1):
+        s = b[r]
+        for c in range(r + 1, n):
+            s -= A[r, c] * b[c]
+        b[r] = s / A[r, r]
+
+
+@jit
+def to_world_motion(R, p, m, out):
+    """``out = ^0X_i m``: a body-frame motion vector in world coordinates about the world origin."""
+    for a in range(3):
+        out[a] = R[a, 0] * m[0] + R[a, 1] * m[1] + R[a, 2] * m[2]
+    for a in range(3):
+        out[3 + a] = R[a, 0] * m[3] + R[a, 1] * m[4] + R[a, 2] * m[5]
+    out[3] += p[1] * out[2] - p[2] * out[1]
+    out[4] += p[2] * out[0] - p[0] * out[2]
+    out[5] += p[0] * out[1] - p[1] * out[0]
+
+
+@jit
+def from_world_motion(R, p, m, out):
+    """``out = ^iX_0 m``: a world motion vector in the coordinates of the body at ``(R, p)``."""
+    u0 = m[3] - (p[1] * m[2] - p[2] * m[1])
+    u1 = m[4] - (p[2] * m[0] - p[0] * m[2])
+    u2 = m[5] - (p[0] * m[1] - p[1] * m[0])
+    for a in range(3):
+        out[a] = R[0, a] * m[0] + R[1, a] * m[1] + R[2, a] * m[2]
+        out[3 + a] = R[0, a] * u0 + R[1, a] * u1 + R[2, a] * u2
+
+
+@jit
+def force_to_world_add(R, p, f, out):
+    """``out += ^iX_0^T f``: a body-frame force about the body origin, in world coordinates about the origin."""
+    f0 = R[0, 0] * f[3] + R[0, 1] * f[4] + R[0, 2] * f[5]
+    f1 = R[1, 0] * f[3] + R[1, 1] * f[4] + R[1, 2] * f[5]
+    f2 = R[2, 0] * f[3] + R[2, 1] * f[4] + R[2, 2] * f[5]
+    for a in range(3):
+        out[a] += R[a, 0] * f[0] + R[a, 1] * f[1] + R[a, 2] * f[2]
+    out[0] += p[1] * f2 - p[2] * f1
+    out[1] += p[2] * f0 - p[0] * f2
+    out[2] += p[0] * f1 - p[1] * f0
+    out[3] += f0
+    out[4] += f1
+    out[5] += f2
