@@ -9,7 +9,7 @@ from ._cache import configure_cache
 
 configure_cache()  # before any kernel module is imported (numba fixes a kernel's cache folder at decoration)
 
-from . import contact, control, embedding, joints, lcp, loops, models, spatial
+from . import contact, control, derivatives, embedding, joints, lcp, loops, models, spatial
 from .data import Data
 from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_acceleration, frame_jacobian, frame_pose,
                        frame_velocity, integrate, minv, rnea, rnea_batch)
@@ -29,4 +29,5 @@ __all__ = [
     "Simulator", "Trajectory", "energy",
     "osim_inv", "osim", "operational_space_dynamics", "SingularCompliance", "control", "loops", "embedding",
     "lcp", "LCPError", "contact", "sweep",
+    "derivatives",
 ]

@@ -66,6 +66,15 @@ class Data:
         self.frame_v = z(6)  # last frame's spatial velocity (frame coordinates)
         self.frame_h = z(6)  # last frame's bias acceleration Jdot qd (frame coordinates)
         self.h = z((nb, 6))  # body bias accelerations (Chang-Khatib Eq. 28)
+        # derivatives (soadyn.derivatives): world-frame passes of Carpentier & Mansard 2018
+        self.deriv_bw = z((3, nb, 6))  # world velocity, acceleration, (composite) force per body
+        self.deriv_dw = z((7, nv, 6))  # per dof: Sdot, dV/dq, dA/dq, dA/dqd, Ic S, Bc^T S, scratch
+        self.deriv_B = z((nb, 6, 6))  # (composite) d(V x* I V)/dV terms
+        self.dtau_dq = z((nv, nv))  # rnea partial derivatives (tangent space)
+        self.dtau_dqd = z((nv, nv))
+        self.dqdd_dq = z((nv, nv))  # aba partial derivatives
+        self.dqdd_dqd = z((nv, nv))
+        self.dJ = z((6, nv))  # frame Jacobian time variation
         # osim: operational space compliance (Jain 2014 Appendix)
         self.node_count = np.zeros(nb, dtype=np.int64)  # nodes in each subtree
         self.node_cpar = np.zeros(nb, dtype=np.int64)  # nearest node-tree vertex ancestor

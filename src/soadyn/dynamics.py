@@ -288,7 +288,8 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     return data.Minv
 
 
-def _batch_inputs(model: Model, Q, QD, X, xname: str):
+def batch_inputs(model: Model, Q, QD, X, xname: str):
+    """Checked batch inputs ``(Q, QD, X, K, nchunks)`` of a ``*_batch`` kernel."""
     Q = kernel_array(Q, np.shape(Q), "Q")
     if Q.ndim != 2 or Q.shape[1] != model.nq:
         raise ValueError(f"Q: expected shape (K, {model.nq}), got {Q.shape}")
@@ -305,7 +306,8 @@ def _num_threads() -> int:
     return numba.get_num_threads()
 
 
-def _batch_status(model: Model, status: np.ndarray, Q, names) -> None:
+def batch_status(model: Model, status: np.ndarray, Q, names) -> None:
+    """Raise ``ValueError`` for the first bad state of a batch."""
     bad = np.flatnonzero(status)
     if bad.size:
         s = int(bad[0])
@@ -320,11 +322,11 @@ def aba_batch(model: Model, Q, QD, TAU) -> np.ndarray:
     threads in one kernel call. Returns a new (K, nv) array."""
     if coupled(model):
         return model.coupled_call("aba_batch", Q, QD, TAU)
-    Q, QD, TAU, K, nchunks = _batch_inputs(model, Q, QD, TAU, "TAU")
+    Q, QD, TAU, K, nchunks = batch_inputs(model, Q, QD, TAU, "TAU")
     QDD = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
     _kt.aba_batch(*model._tree, Q, QD, TAU, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, QDD, status)
-    _batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
+    batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
     return finite_result(QDD, "aba_batch")
 
 
@@ -332,11 +334,11 @@ def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
     """RNEA for K states at once, in parallel. Returns a new (K, nv) array."""
     if coupled(model):
         return model.coupled_call("rnea_batch", Q, QD, QDD)
-    Q, QD, QDD, K, nchunks = _batch_inputs(model, Q, QD, QDD, "QDD")
+    Q, QD, QDD, K, nchunks = batch_inputs(model, Q, QD, QDD, "QDD")
     TAU = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
     _kt.rnea_batch(*model._tree, Q, QD, QDD, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, TAU, status)
-    _batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
+    batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
     return finite_result(TAU, "rnea_batch")
 
 

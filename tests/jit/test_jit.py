@@ -316,6 +316,14 @@ def _api_calls(model, rng):
         "rnea_batch": lambda k: sd.rnea_batch(model, v(Q, k), v(V, k), v(V, k)),
         "integrate": lambda k: sd.integrate(model, v(q, k), v(qd, k), 0.01),
         "difference": lambda k: sd.difference(model, v(q, k), v(q, k)),
+        "derivatives": lambda k: (sd.derivatives.rnea_derivatives(model, d, v(q, k), v(qd, k), v(x, k),
+                                                                  f_ext=v(np.ones((model.nb, 6)), k)),
+                                  sd.derivatives.aba_derivatives(model, d, v(q, k), v(qd, k), v(x, k)),
+                                  sd.derivatives.frame_jacobian_time_variation(model, d, v(q, k), v(qd, k), frame),
+                                  sd.derivatives.frame_acceleration_derivatives(model, d, v(q, k), v(qd, k),
+                                                                                v(x, k), frame),
+                                  sd.derivatives.rnea_derivatives_batch(model, v(Q, k), v(V, k), v(V, k)),
+                                  sd.derivatives.aba_derivatives_batch(model, v(Q, k), v(V, k), v(V, k))),
     }
     if hasattr(sd, "energy"):
         calls["energy"] = lambda k: sd.energy(model, d, v(q, k), v(qd, k))

@@ -23,6 +23,7 @@ TOPICS = {
     "drumwright": "soadyn.bench.drumwright",
     "contact": "soadyn.bench.contact",
     "scenes": "soadyn.bench.scenes",
+    "derivatives": "soadyn.bench.derivatives",
 }
 """topic name -> module."""
 

@@ -42,6 +42,12 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
         ("aba_batch", lambda: sd.aba_batch(model, Q, V, V)),
         ("integrate", lambda: sd.integrate(model, q, qd, 0.01)),
         ("difference", lambda: sd.difference(model, q, Q[0])),
+        ("derivatives", lambda: (sd.derivatives.rnea_derivatives(model, d, q, qd, x),
+                                 sd.derivatives.aba_derivatives(model, d, q, qd, x),
+                                 sd.derivatives.frame_jacobian_time_variation(model, d, q, qd, frame),
+                                 sd.derivatives.frame_acceleration_derivatives(model, d, q, qd, x, frame),
+                                 sd.derivatives.rnea_derivatives_batch(model, Q, V, V),
+                                 sd.derivatives.aba_derivatives_batch(model, Q, V, V))),
     ]
     if hasattr(sd, "energy"):
         calls.append(("energy", lambda: sd.energy(model, d, q, qd)))
