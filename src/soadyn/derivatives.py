@@ -59,6 +59,12 @@ class FrameAccelerationDerivatives(NamedTuple):
     da_dqdd: np.ndarray  # (6, nv) = dv/dqd = the frame Jacobian (local)
 
 
+def _tree(model: Model) -> tuple:
+    """The model arrays of the tree kernels, in their argument order."""
+    return (model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_nv, model.jnt_axis,
+            model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r, model.body_I, model.dof_S)
+
+
 def _plain(model, what: str) -> None:
     if coupled(model):
         raise ValueError(f"{what}: models with coupled coordinates are not supported; differentiate their tree "
@@ -83,7 +89,7 @@ def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADe
     which move with their bodies)."""
     _plain(model, "rnea_derivatives")
     fext = _state(model, data, q, qd, qdd, data.qdd_in, "qdd", f_ext)
-    st = _kd.rnea_derivatives(*model._tree, model.body_subtree_end, data.q, data.qd, data.qdd_in, fext,
+    st = _kd.rnea_derivatives(*_tree(model), model.body_subtree_end, data.q, data.qd, data.qdd_in, fext,
                               model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
                               data.deriv_bw, data.deriv_dw, data.deriv_B,
                               data.tau, data.dtau_dq, data.dtau_dqd, data.M)
@@ -99,7 +105,7 @@ def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADeri
     ``computeABADerivatives``)."""
     _plain(model, "aba_derivatives")
     fext = _state(model, data, q, qd, tau, data.tau_in, "tau", f_ext)
-    st = _kd.aba_derivatives(*model._tree, model.body_subtree_end, data.q, data.qd, data.tau_in, fext,
+    st = _kd.aba_derivatives(*_tree(model), model.body_subtree_end, data.q, data.qd, data.tau_in, fext,
                              model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
                              data.deriv_bw, data.deriv_dw, data.deriv_B,
                              data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv, data.u, data.a,
@@ -121,7 +127,7 @@ def frame_jacobian_time_variation(model: Model, data: Data, q, qd, frame, refere
     f = model.frame_id(frame)
     copy_state(model, data, q, qd)
     st = _kfd.frame_jacobian_time_variation(
-        *model._tree, data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
+        *_tree(model), data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
         reference == "local", data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.deriv_bw,
         data.deriv_dw, data.frame_R, data.frame_p, data.J, data.dJ)
     check_status(st, model, data.q)
@@ -139,7 +145,7 @@ def frame_acceleration_derivatives(model: Model, data: Data, q, qd, qdd, frame) 
     va = np.empty((6, 2))
     out = [np.empty((6, nv)) for _ in range(4)]
     st = _kfd.frame_acceleration_derivatives(
-        *model._tree, data.q, data.qd, data.qdd_in, model.frame_body[f], model.frame_E[f], model.frame_r[f],
+        *_tree(model), data.q, data.qd, data.qdd_in, model.frame_body[f], model.frame_E[f], model.frame_r[f],
         data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.deriv_bw, data.deriv_dw, data.frame_R,
         data.frame_p, va, *out)
     check_status(st, model, data.q, ("q", "qd", "qdd"))
@@ -155,7 +161,7 @@ def rnea_derivatives_batch(model: Model, Q, QD, QDD):
     nv = model.nv
     TAU, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    _kd.rnea_derivatives_batch(*model._tree, model.body_subtree_end, Q, QD, QDD, np.zeros((model.nb, 6)),
+    _kd.rnea_derivatives_batch(*_tree(model), model.body_subtree_end, Q, QD, QDD, np.zeros((model.nb, 6)),
                                model.gravity_accel, nchunks, TAU, *out, status)
     batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
     return (TAU, *out)
@@ -169,7 +175,7 @@ def aba_derivatives_batch(model: Model, Q, QD, TAU):
     nv = model.nv
     QDD, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    _kd.aba_derivatives_batch(*model._tree, model.body_subtree_end, Q, QD, TAU, np.zeros((model.nb, 6)),
+    _kd.aba_derivatives_batch(*_tree(model), model.body_subtree_end, Q, QD, TAU, np.zeros((model.nb, 6)),
                               model.gravity_accel, nchunks, QDD, *out, status)
     batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
     return (finite_result(QDD, "aba_derivatives_batch"), *out)

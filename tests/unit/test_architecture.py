@@ -30,7 +30,7 @@ LAYERS = (
     ("algebra", ("soadyn.spatial", "soadyn.joints")),
     ("model", ("soadyn.model", "soadyn.data")),
     ("dynamics", ("soadyn.dynamics", "soadyn.lcp", "soadyn.io.model_arrays")),
-    ("algorithms", ("soadyn.osim", "soadyn.operators", "soadyn.loops", "soadyn.contact.geometry",
+    ("algorithms", ("soadyn.osim", "soadyn.operators", "soadyn.derivatives", "soadyn.loops", "soadyn.contact.geometry",
                     "soadyn.contact.pyramid", "soadyn.contact.drumwright", "soadyn.contact.settings")),
     ("trajectories", ("soadyn.trajectory",)),
     ("derived models", ("soadyn.builder", "soadyn.augmented", "soadyn.embedding", "soadyn.embedding_nodes",
