@@ -245,11 +245,14 @@ def defined_names(tree: ast.Module) -> set:
 def private_uses() -> dict:
     """``(module, private name) -> first line`` for every private name a module takes from elsewhere:
     ``from m import _x``, ``m._x`` of an imported soadyn module, and ``obj._x`` (``obj`` neither ``self``
-    nor ``cls``) where the module itself defines no ``_x``."""
+    nor ``cls``) where ``_x`` is defined by another soadyn module and not by this one (private attributes of
+    other libraries' objects, such as numba's ``_getvalue``, are theirs to keep)."""
     mods = sources()
+    defined = {name: defined_names(tree) for name, (_, tree) in mods.items()}
+    elsewhere = set().union(*defined.values())
     out = {}
     for name, (path, tree) in mods.items():
-        own = defined_names(tree)
+        own = defined[name]
         external = set()  # names bound to modules outside soadyn
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -264,7 +267,7 @@ def private_uses() -> dict:
                         out.setdefault((name, a.name), node.lineno)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and private(node.attr) and node.attr not in own
-                    and not (isinstance(node.value, ast.Name) and node.value.id in external | {"self", "cls"})):
+                    and node.attr in elsewhere and not (isinstance(node.value, ast.Name) and node.value.id in external | {"self", "cls"})):
                 out.setdefault((name, node.attr), node.lineno)
     return {k: v for k, v in out.items() if f"{k[0]}.{k[1]}" not in mods}
 
