@@ -72,6 +72,10 @@ def _unique(name: str, taken: set) -> str:
     return out
 
 
+def _armature_joints(model: Model) -> list[str]:
+    return [model.jnt_names[i] for i in sorted({int(model.dof_body[k]) for k in np.flatnonzero(model.dof_armature)})]
+
+
 def fully_augmented(model: Model) -> Model:
     """The FA model of ``model``: ``nb`` free bodies (same names, inertias and frames), one loop per
     non-free hinge named after the joint, plus the loops of ``model``. Its ``nv`` is ``6 nb`` and its
@@ -83,6 +87,9 @@ def fully_augmented(model: Model) -> Model:
     Collision geoms stay on the same bodies (same names and properties) with the same candidate pairs."""
     if not isinstance(model, Model):
         raise ValueError(f"model: expected a soadyn Model, got {type(model).__name__}")
+    if np.any(model.dof_armature):
+        raise ModelError(f"fully augmented model of {model.name!r}: joint armature (on joints "
+                         f"{_armature_joints(model)}) acts on joint coordinates, which the FA model has not")
     b = ModelBuilder(f"{model.name}_fa", gravity=model.gravity)
     taken = set(model.frame_names) | set(model.body_names) | {"world"}
     for i, name in enumerate(model.body_names):  # body names are unique, hence so are "<body>_free"

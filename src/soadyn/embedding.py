@@ -76,6 +76,9 @@ class EmbeddedModel:
             raise ValueError(f"model: expected a soadyn.Model, got {type(tree).__name__}")
         if tree.nl == 0:
             raise LoopError(f"model {tree.name!r} has no loops to embed")
+        if np.any(tree.dof_armature):
+            raise ValueError(f"model {tree.name!r}: constraint embedding does not support joint armature yet "
+                             "(simulate the tree with its loops cut instead: soadyn.Simulator)")
         if method not in METHODS:
             raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
         for v, name in ((max_size, "max_size"), (hybrid_size, "hybrid_size")):

@@ -116,6 +116,9 @@ class Model:
     dof_stiffness: np.ndarray = None  # (nv,) N m/rad or N/m, >= 0
     dof_damping: np.ndarray = None  # (nv,) N m s/rad or N s/m, >= 0
     dof_springref: np.ndarray = None  # (nv,) spring rest coordinate (rad or m)
+    # joint armature (ModelBuilder.set_armature; MJCF joint armature): a rotor inertia on each velocity
+    # coordinate, added to diag(M) (kg m^2 or kg), as MuJoCo's dof_armature; zeros by default
+    dof_armature: np.ndarray = None  # (nv,) >= 0
     # collision geometry (soadyn.contact.geometry; ModelBuilder.add_geom): ng geoms, npair candidate pairs
     ng: int = 0
     geom_name: tuple = ()
@@ -141,7 +144,7 @@ class Model:
     source: str = ""  # the model file it was loaded from (a URDF path), "" for built models
 
     def __post_init__(self):
-        for name in ("dof_stiffness", "dof_damping", "dof_springref"):
+        for name in ("dof_stiffness", "dof_damping", "dof_springref", "dof_armature"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, _readonly(np.zeros(self.nv), np.float64))
 
@@ -283,7 +286,8 @@ class Model:
     def _tree(self) -> tuple:
         """The model arrays every tree kernel takes, in kernel argument order."""
         return (self.body_parent, self.jnt_type, self.jnt_qadr, self.jnt_vadr, self.jnt_nv, self.jnt_axis,
-                self.jnt_axis2, self.jnt_pitch, self.body_Xtree_E, self.body_Xtree_r, self.body_I, self.dof_S)
+                self.jnt_axis2, self.jnt_pitch, self.body_Xtree_E, self.body_Xtree_r, self.body_I, self.dof_S,
+                self.dof_armature)
 
     @functools.cached_property
     def gravity_accel(self) -> np.ndarray:
@@ -336,6 +340,7 @@ class ModelBuilder:
         self._geoms: list = []  # soadyn.contact.geometry.GeomSpec
         self._excluded: set[frozenset] = set()
         self._springs: dict[str, tuple] = {}
+        self._armature: dict[str, np.ndarray] = {}
         self._geom_inertia: list[tuple[str, Inertia]] = []  # (body, inertia in body coordinates) of add_geom
 
     def add_body(self, name: str, parent: str, joint: J.Joint, placement: Transform | None = None,
@@ -395,6 +400,23 @@ class ModelBuilder:
                                  f"got {x!r} (joint {joint_name!r})")
             vals.append(x)
         self._springs[joint_name] = tuple(vals)
+        return joint_name
+
+    def set_armature(self, joint_name: str, armature) -> str:
+        """Joint armature of ``joint_name``: a rotor inertia on each of its velocity coordinates (kg m^2 for
+        rotations, kg for translations), added to the diagonal of the mass matrix as MuJoCo's joint
+        ``armature`` (a geared motor's reflected inertia ``gear^2 I_rotor``, without its gyroscopic effect).
+        A number (every dof of the joint) or one value per dof, finite and ``>= 0``; checked against the joint
+        at :meth:`finalize`. A second call for the same joint replaces the first."""
+        if not isinstance(joint_name, str):
+            raise ValueError(f"joint_name: expected a joint name, got {joint_name!r}")
+        try:
+            a = np.array(armature, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError(f"armature: expected a number or one number per dof, got {armature!r}") from None
+        if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0.0):
+            raise ValueError(f"armature: expected finite numbers >= 0, got {armature!r} (joint {joint_name!r})")
+        self._armature[joint_name] = a
         return joint_name
 
     def add_geom(self, name: str, body: str, kind: str, size=None, placement=None, mu: float = 0.5,
@@ -545,6 +567,8 @@ class ModelBuilder:
         if len(set(model.jnt_names)) != nb:
             dup = sorted({n for n in model.jnt_names if model.jnt_names.count(n) > 1})
             raise ModelError(f"duplicate joint names {dup}")
+        if self._armature:
+            model = _with_armature(model, self._armature, {b.joint_name: b.joint.type for b in self._bodies})
         massless = singular_mass_joints(model)
         if massless:
             warnings.warn(f"{model.name}: joint {massless[0]!r} moves a subtree without inertia along one of its axes, "
@@ -557,6 +581,21 @@ class ModelBuilder:
 
             model = with_loops(model, self._loops)
         return model
+
+
+def _with_armature(model: Model, armature: dict, types: dict) -> Model:
+    """``model`` with the joint armature ``{joint name: value or one value per dof}``."""
+    out = np.zeros(model.nv)
+    for name, a in armature.items():
+        if name not in model._joint_index:
+            why = "a fixed joint (merged away)" if types.get(name) == J.FIXED else "not a joint of the model"
+            raise ModelError(f"set_armature: {name!r} is {why}")
+        i = model._joint_index[name]
+        n = int(model.jnt_nv[i])
+        if a.size not in (1, n):
+            raise ModelError(f"set_armature: joint {name!r} has {n} dofs, got {a.size} armature values")
+        out[model.jnt_vadr[i]:model.jnt_vadr[i] + n] = a
+    return dataclasses.replace(model, dof_armature=_readonly(out, np.float64))
 
 
 def _with_springs(model: Model, springs: dict, types: dict) -> Model:
@@ -604,8 +643,9 @@ def singular_mass_joints(model: Model) -> list[str]:
             Ic[p] += X.T @ Ic[i] @ X
     out = []
     for i in range(model.nb):
-        S = model.dof_S[model.jnt_vadr[i]:model.jnt_vadr[i] + model.jnt_nv[i]].T
-        d = np.linalg.eigvalsh(S.T @ Ic[i] @ S)
+        va, n = model.jnt_vadr[i], model.jnt_nv[i]
+        S = model.dof_S[va:va + n].T
+        d = np.linalg.eigvalsh(S.T @ Ic[i] @ S + np.diag(model.dof_armature[va:va + n]))
         if d.min() <= 1e-12 * max(1.0, d.max()):
             out.append(model.jnt_names[i])
     return out

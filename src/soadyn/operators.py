@@ -30,7 +30,8 @@ The operators here keep Jain's *meaning* and the formulas above verbatim, with `
 - ``Mb`` (6nb x 6nb): block-diagonal spatial inertias about the body origins (Jain's ``M``).
 - Articulated-body quantities (Jain 2011, ch. 7): the articulated inertias ``P`` (Riccati recursion, base
   ward) ``P(i) = Mb(i) + sum_{c child of i} phi(i, c) tau_bar(c) P(c) phi(i, c)*``,
-  ``D(i) = H(i) P(i) H(i)*`` (nv_i x nv_i), ``G(i) = P(i) H(i)* D(i)^-1`` (6 x nv_i),
+  ``D(i) = H(i) P(i) H(i)* + diag(armature_i)`` (nv_i x nv_i; the joint armature adds to ``M``'s diagonal,
+  so to ``D``, and the factorizations above hold with it), ``G(i) = P(i) H(i)* D(i)^-1`` (6 x nv_i),
   ``tau_bar(i) = I - G(i) H(i)``; the Kalman-gain operator ``K`` (6nb x nv) has the single blocks
   ``K(p(i), i) = phi(p(i), i) G(i)`` (no block for a body whose parent is the world);
   ``E_psi(p(i), i) = phi(p(i), i) tau_bar(i)`` and the articulated-body propagation operator
@@ -70,6 +71,7 @@ class SOAOperators:
     E_psi: np.ndarray  # (6nb, 6nb) E_psi(p(i), i) = phi(p(i), i) tau_bar(i)
     psi: np.ndarray  # (6nb, 6nb) articulated-body propagation, (I - E_psi)^-1
     Omega: np.ndarray  # (6nb, 6nb) extended operational space compliance psi* H* D^-1 H psi (Jain 2014 Eq. 64)
+    armature: np.ndarray  # (nv,) joint armature (Model.dof_armature), part of M's diagonal and of D
     body_dofs: tuple  # slice of the dofs of each body (rows of H, D, columns of G, K)
 
     @property
@@ -86,9 +88,10 @@ class SOAOperators:
         return slice(6 * i, 6 * i + 6)
 
     def mass_matrix(self) -> np.ndarray:
-        """``M = H phi Mb phi* H*`` (Jain 2014, Eq. 59, first line)."""
+        """``M = H phi Mb phi* H* + diag(armature)`` (Jain 2014, Eq. 59, first line, plus the joints'
+        rotor inertias)."""
         A = self.H @ self.phi
-        return A @ self.Mb @ A.T
+        return A @ self.Mb @ A.T + np.diag(self.armature)
 
     def mass_matrix_innovations(self) -> np.ndarray:
         """``M = [I + H phi K] D [I + H phi K]*`` (Jain 2014, Eq. 59, second line)."""
@@ -158,7 +161,7 @@ def operators(model: Model, q) -> SOAOperators:
     E_psi = np.zeros((6 * nb, 6 * nb))
     Pi = [np.array(model.body_I[i], dtype=float) for i in range(nb)]
     for i in range(nb - 1, -1, -1):
-        Di = S[i].T @ Pi[i] @ S[i]
+        Di = S[i].T @ Pi[i] @ S[i] + np.diag(model.dof_armature[dofs[i]])
         Gi = Pi[i] @ S[i] @ np.linalg.inv(Di)
         tb = np.eye(6) - Gi @ S[i].T
         P[blk(i), blk(i)] = Pi[i]
@@ -185,4 +188,4 @@ def operators(model: Model, q) -> SOAOperators:
     Hpsi = H @ psi
     Omega = Hpsi.T @ np.linalg.solve(D, Hpsi)
     return SOAOperators(H=H, phi=phi, E_phi=E_phi, Mb=Mb, P=P, D=D, G=G, K=K, tau_bar=tau_bar, E_psi=E_psi,
-                        psi=psi, Omega=Omega, body_dofs=dofs)
+                        psi=psi, Omega=Omega, armature=np.array(model.dof_armature), body_dofs=dofs)

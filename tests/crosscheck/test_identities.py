@@ -30,6 +30,8 @@ FD2_TOL = 1e-5
 # through the nine types, so nb >= 9 contains each, FIXED merged into its parent); nb = 0: a forest
 CASES = [(9, 1.0, 0), (10, 1.0, 1), (10, 1.5, 2), (11, 2.0, 3), (12, 3.0, 4), (12, 2.0, 5), (0, 0.0, 0),
          (0, 0.0, 1)]
+ARMATURE_SEED = 1
+"""The forest of this seed carries a random joint armature on every dof (``ModelBuilder.set_armature``)."""
 IDS = [f"nb{nb}-bf{bf:g}-s{s}" if nb else f"forest-s{s}" for nb, bf, s in CASES]
 
 
@@ -66,6 +68,10 @@ def forest_model(seed: int) -> sd.Model:
     b.add_body("g4", "g3", J.Fixed(), place(), inertia())
     for n in ("c0", "g0", "g1", "g2", "g4", "r1"):
         b.add_frame(f"tip_{n}", n, place())
+    if seed == ARMATURE_SEED:
+        for name, joint in (("r0", 6), ("r1", 2), ("r2", 3), ("c0", 1), ("c1", 3), ("c2", 2), ("g0", 2), ("g1", 1),
+                            ("g2", 6), ("g3", 1)):
+            b.set_armature(f"{name}_joint", rng.uniform(0.05, 0.5, joint))
     return b.finalize()
 
 
@@ -99,6 +105,7 @@ def test_models_exercise_every_joint_type():
         m = model_of(*c)
         assert any(n.startswith("fixed") for n in m.frame_names), c
         assert not any(n.startswith("fixed") for n in m.body_names), c
+    assert np.all(forest_model(ARMATURE_SEED).dof_armature > 0.0)
 
 
 # ------------------------------------------------------------------------------- algorithm vs algorithm

@@ -8,7 +8,9 @@ and ``Tdot qvel`` is the resulting ``-w x v`` acceleration term of free joints. 
 
 Models with features soadyn cannot represent are refused by default with the feature and its MuJoCo names
 in the message; loaded with ``unsupported="warn"`` they are compared with those features removed from
-MuJoCo's side too (armature zeroed; fluid forces and acting tendons left out of the passive check).
+MuJoCo's side too (fluid forces and acting tendons left out of the passive check). Joint armature (on
+cheetah, dog, hopper, humanoid, humanoid_CMU, quadruped, walker) is part of M on both sides, and ``aba``
+agrees with ``M^-1 (tau - bias)`` from MuJoCo's M and bias.
 """
 
 import os
@@ -33,21 +35,21 @@ SUITE = {
     "acrobot": None,
     "ball_in_cup": "tendons with stiffness",
     "cartpole": None,
-    "cheetah": "joint armature",
-    "dog": "joint armature",
+    "cheetah": None,
+    "dog": "collision geoms of type ellipsoid",
     "finger": "joint frictionloss",
     "fish": "fluid forces",
-    "hopper": "joint armature",
-    "humanoid": "joint armature",
-    "humanoid_CMU": "joint armature",
+    "hopper": None,
+    "humanoid": None,
+    "humanoid_CMU": "collision geoms of type ellipsoid",
     "manipulator": "equality constraints",
     "pendulum": None,
     "point_mass": None,
-    "quadruped": "joint armature",
+    "quadruped": "equality constraints",
     "reacher": None,
     "stacker": "equality constraints",
     "swimmer": "fluid forces",
-    "walker": "joint armature",
+    "walker": None,
 }
 
 
@@ -90,6 +92,13 @@ def compare_with_mujoco(model, m, rng, passive: bool = True) -> None:
                      scale=np.abs(M_mj).max())
         assert_close(T.T @ sd.rnea(model, data, q, qd, qdd), md.qfrc_bias, ALGORITHMS,
                      f"{model.name}: bias vs qfrc_bias")
+        # forward dynamics: MuJoCo's qacc_smooth-style M^-1 (tau - bias) in MuJoCo's coordinates, mapped
+        # to soadyn's accelerations qdd = T qacc + Tdot qvel
+        tau_mj = rng.normal(size=m.nv)
+        qacc = np.linalg.solve(M_mj, tau_mj - md.qfrc_bias)
+        tau = np.linalg.solve(T.T, tau_mj)
+        assert_close(sd.aba(model, data, q, qd, tau), T @ qacc + qdd, ALGORITHMS,
+                     f"{model.name}: aba vs M^-1 (tau - qfrc_bias)", scale=max(1.0, np.abs(qacc).max()))
         if passive:
             assert_close(T.T @ model.passive_forces(q, qd), md.qfrc_passive, ALGORITHMS,
                          f"{model.name}: passive forces vs qfrc_passive")
@@ -109,13 +118,12 @@ def test_dm_control_suite(name, rng):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # actuators are ignored with a warning
             model = from_mjmodel(m, source=path)
-    m.dof_armature[:] = 0.0
     assert model.timestep == m.opt.timestep
     compare_with_mujoco(model, m, rng, passive=refused not in ("fluid forces", "tendons with stiffness"))
 
 
 # a hand-written model with every supported joint, anchors away from the body origin, hinge and slide refs,
-# several joints on one body, springs, sites and a collision filter of each kind
+# several joints on one body, springs, armature (hinge, ball), sites and a collision filter of each kind
 MJCF = """
 <mujoco model="mix">
   <option timestep="0.004" gravity="0.5 -1 -9"/>
@@ -126,12 +134,12 @@ MJCF = """
       <geom name="torso" type="box" size="0.2 0.1 0.05" density="800"/>
       <body name="arm" pos="0.3 0 0" euler="10 20 30">
         <joint name="h" type="hinge" axis="0.3 1 0.2" pos="0.05 0.02 -0.01" ref="0.4" damping="0.3"
-               stiffness="2" springref="0.1"/>
+               stiffness="2" springref="0.1" armature="0.02"/>
         <joint name="s" type="slide" axis="1 0 0.5" pos="0.01 0 0" ref="0.05" damping="0.2"/>
         <geom name="upper" type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" contype="2" conaffinity="2"/>
         <site name="tip" pos="0.3 0 0"/>
         <body name="hand" pos="0.3 0 0">
-          <joint name="b" type="ball" pos="0.02 0.01 0"/>
+          <joint name="b" type="ball" pos="0.02 0.01 0" armature="0.01"/>
           <geom name="ball" type="sphere" size="0.05" pos="0.1 0 0" friction="0.9"/>
           <geom name="ghost" type="sphere" size="0.05" contype="0" conaffinity="0" mass="0.3"/>
         </body>
@@ -189,10 +197,16 @@ def test_refusals_name_the_feature(tmp_path):
     path.write_text("""<mujoco><worldbody><body name="a"><joint name="j1" armature="0.1"/><geom size="0.1"/>
         <body name="c" pos="0 0 -1"><joint name="j2" frictionloss="1"/><geom size="0.1"/></body></body>
         </worldbody><equality><joint name="tie" joint1="j1" joint2="j2"/></equality></mujoco>""")
-    with pytest.raises(ModelError, match=r"armature \(joints 'j1'\).*frictionloss \(joints 'j2'\).*'tie'"):
+    with pytest.raises(ModelError, match=r"frictionloss \(joints 'j2'\).*'tie'"):
         load_mjcf(path)
     with pytest.raises(FileNotFoundError):
         load_mjcf(tmp_path / "missing.xml")
+    # MuJoCo's free-joint armature acts on world-frame translations: refused
+    free = tmp_path / "free.xml"
+    free.write_text("<mujoco><worldbody><body name='f'><joint type='free' name='root' armature='0.1'/>"
+                    "<geom size='0.1'/></body></worldbody></mujoco>")
+    with pytest.raises(ModelError, match=r"armature on the translations of free joints \(joints 'root'\)"):
+        load_mjcf(free)
     bad = tmp_path / "bad.xml"
     bad.write_text("<mujoco><worldbody><body><joint type='nonsense'/></body></worldbody></mujoco>")
     with pytest.raises(ModelError, match="compiler"):

@@ -16,7 +16,7 @@ from tests.crosscheck.test_identities import forest_model
 from tests.support import ALGORITHMS, SAME_MATH, assert_close
 
 # (nb, branching, seed) of auto_tree models with every joint type; nb = 0: a forest of three trees
-CASES = [(9, 1.0, 0), (10, 1.5, 1), (11, 2.0, 2), (12, 3.0, 3), (0, 0.0, 2)]
+CASES = [(9, 1.0, 0), (10, 1.5, 1), (11, 2.0, 2), (12, 3.0, 3), (0, 0.0, 2), (0, 0.0, 1)]  # forest-s1: armature
 IDS = [f"nb{nb}-bf{bf:g}-s{s}" if nb else f"forest-s{s}" for nb, bf, s in CASES]
 
 
@@ -73,24 +73,28 @@ def _is_ancestor(model, j: int, i: int) -> bool:
 
 def test_definitions(case):
     """phi = (I - E_phi)^-1, psi = (I - E_psi)^-1, E_psi = E_phi - K H, the Riccati recursion
-    P = Mb + E_phi tau_bar P E_phi*, D = H P H*, G = P H* D^-1, tau_bar = I - G H."""
+    P = Mb + E_phi tau_bar P E_phi*, D = H P H* + A (A = diag(armature)), G = P H* D^-1, tau_bar = I - G H;
+    H G = I - A D^-1 (tau_bar is a projector when A = 0)."""
     model, q, O = case
     n6 = 6 * model.nb
     assert_close(O.phi, np.linalg.inv(np.eye(n6) - O.E_phi), ALGORITHMS, "phi vs (I - E_phi)^-1")
     assert_close(O.psi, np.linalg.inv(np.eye(n6) - O.E_psi), ALGORITHMS, "psi vs (I - E_psi)^-1")
     assert_close(O.E_psi, O.E_phi - O.K @ O.H, SAME_MATH, "E_psi vs E_phi - K H")
     assert_close(O.P, O.Mb + O.E_phi @ O.tau_bar @ O.P @ O.E_phi.T, SAME_MATH, "Riccati P")
-    assert_close(O.D, O.H @ O.P @ O.H.T, SAME_MATH, "D = H P H*")
+    A = np.diag(model.dof_armature)
+    assert_close(O.D, O.H @ O.P @ O.H.T + A, SAME_MATH, "D = H P H* + A")
     assert_close(O.G, O.P @ O.H.T @ np.linalg.inv(O.D), ALGORITHMS, "G = P H* D^-1")
     assert_close(O.tau_bar, np.eye(n6) - O.G @ O.H, SAME_MATH, "tau_bar = I - G H")
-    assert_close(O.H @ O.G, np.eye(model.nv), ALGORITHMS, "H G = I")
-    assert_close(O.tau_bar @ O.tau_bar, O.tau_bar, ALGORITHMS, "tau_bar is a projector")
+    assert_close(O.H @ O.G, np.eye(model.nv) - A @ np.linalg.inv(O.D), ALGORITHMS, "H G = I - A D^-1")
+    if not A.any():
+        assert_close(O.tau_bar @ O.tau_bar, O.tau_bar, ALGORITHMS, "tau_bar is a projector")
 
 
 def test_newton_euler_factorization_equals_crba(case):
     model, q, O = case
     M = sd.crba(model, model.data(), q)
-    assert_close(O.H @ O.phi @ O.Mb @ O.phi.T @ O.H.T, M, ALGORITHMS, "H phi Mb phi* H* vs crba")
+    A = np.diag(model.dof_armature)
+    assert_close(O.H @ O.phi @ O.Mb @ O.phi.T @ O.H.T + A, M, ALGORITHMS, "H phi Mb phi* H* + diag(armature) vs crba")
     assert_close(O.mass_matrix(), M, ALGORITHMS, "SOAOperators.mass_matrix vs crba")
 
 

@@ -229,8 +229,9 @@ def _mixed_joints(rng) -> list:
             J.Revolute(_unit(rng)), J.Helical(_unit(rng), pitch=-0.12)]
 
 
-def _twin_trees(seed: int):
-    """The same random tree built in soadyn and in Pinocchio: a chain with two side branches.
+def _twin_trees(seed: int, armature: bool = False):
+    """The same random tree built in soadyn and in Pinocchio: a chain with two side branches (with
+    ``armature``: a random joint armature on every dof, Pinocchio's ``model.armature``).
 
     Pinocchio's CRBA and computeMinverse assume joints added in depth-first order (contiguous subtrees),
     so its twin is built in preorder; soadyn gets the bodies in reverse order (parents named before
@@ -257,7 +258,11 @@ def _twin_trees(seed: int):
     b = sd.ModelBuilder(f"twin{seed}", gravity=(0.0, 0.0, -9.81))
     for name, parent, jt, X, inertia, jname in reversed(specs):
         b.add_body(name, parent, jt, X, inertia, joint_name=jname)
+        if armature:
+            b.set_armature(jname, rng.uniform(0.05, 0.5, jt.nv))
     model = b.finalize()
+    if armature:
+        pm.armature = Coords(model, pm).P @ model.dof_armature
     assert model.jnt_names != tuple(pm.names[1:]), "the twin is meant to exercise a joint reordering"
     return model, pm
 
@@ -271,6 +276,16 @@ def test_joint_types_dynamics_match(seed):
     for k, (q, qd, qdd, tau) in enumerate(_states(model, rng)):
         for what, actual, expected in dynamics_quantities(model, pmodel, q, qd, qdd, tau):
             assert_close(actual, expected, PIN_TOL, f"twin tree {seed} state {k}: {what}")
+
+
+def test_armature_dynamics_match():
+    """Joint armature on every joint type: M, RNEA, ABA and M^-1 as Pinocchio's (``model.armature``)."""
+    model, pmodel = _twin_trees(3, armature=True)
+    assert np.all(model.dof_armature > 0.0)
+    rng = np.random.default_rng(103)
+    for k, (q, qd, qdd, tau) in enumerate(_states(model, rng)):
+        for what, actual, expected in dynamics_quantities(model, pmodel, q, qd, qdd, tau):
+            assert_close(actual, expected, PIN_TOL, f"twin tree with armature, state {k}: {what}")
 
 
 @pytest.mark.parametrize("seed", [0, 1])

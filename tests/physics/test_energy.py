@@ -14,7 +14,7 @@ import soadyn as sd
 from soadyn import joints as J
 from soadyn.models.pendulum import GRAVITY, LENGTH, LINK_MASS
 from soadyn.spatial import Inertia, crf, quat_to_rot, rot_axis
-from tests.support import assert_close
+from tests.support import ALGORITHMS, assert_close
 
 RK4_ORDER_MIN = 3.5
 """Observed order of the RK4 energy error (4 in theory; dt = 4, 2, 1 ms gives about 3.99)."""
@@ -125,6 +125,26 @@ def test_one_link_pendulum_period(amplitude):
     else:
         T_exact = 4.0 * inv_w0 * ellipk(np.sin(0.5 * amplitude) ** 2)
         assert_close(T, T_exact, PERIOD_EXACT_TOL, "finite-amplitude period", scale=T_exact)
+
+
+def test_armature_is_a_rotor_inertia_on_the_hinge():
+    """Joint armature ``a`` adds to the hinge's inertia and nothing else: the exact period becomes
+    ``4 sqrt((I_hinge + a) / (m g r)) K(sin^2(theta0 / 2))``, and the energy with the rotor's
+    ``1/2 a qd^2`` is conserved."""
+    model = sd.models.pendulum(1)
+    r = 0.5 * LENGTH
+    I_hinge = 1.4 * LINK_MASS * r**2
+    armature = np.array([0.7 * I_hinge])
+    armature.setflags(write=False)
+    model = dataclasses.replace(model, dof_armature=armature)
+    inv_w0 = np.sqrt((I_hinge + armature[0]) / (LINK_MASS * GRAVITY * r))
+    amplitude = 1.0
+    T_exact = 4.0 * inv_w0 * ellipk(np.sin(0.5 * amplitude) ** 2)
+    err, traj = _energy_error(model, [amplitude], [0.0], 1e-3, 2.3 * T_exact, "rk4")
+    assert_close(_period(traj), T_exact, PERIOD_EXACT_TOL, "period with armature", scale=T_exact)
+    assert err.max() <= RK4_ENERGY_TOL * abs(traj.energy[0, 2]), "energy with the rotor term drifts"
+    kinetic = 0.5 * (I_hinge + armature[0]) * traj.qd[:, 0] ** 2
+    assert_close(traj.energy[:, 0], kinetic, ALGORITHMS, "kinetic energy 1/2 (I_hinge + a) qd^2")
 
 
 # ------------------------------------------------------------------------------------ free-floating body

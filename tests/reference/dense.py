@@ -269,7 +269,8 @@ def body_velocities(model, q, qd) -> np.ndarray:
 
 def rnea(model, q, qd, qdd, f_ext=None) -> np.ndarray:
     """Recursive Newton-Euler inverse dynamics with 6x6 matrices (RBDA Table 5.1), gravity as the base
-    acceleration ``a_0 = [0; -g]``, ``f_ext`` (nb, 6) body-frame forces about the body origins."""
+    acceleration ``a_0 = [0; -g]``, ``f_ext`` (nb, 6) body-frame forces about the body origins; plus the
+    joint armature's ``armature * qdd``."""
     nb = model.nb
     qd, qdd = np.asarray(qd, dtype=float), np.asarray(qdd, dtype=float)
     f_ext = np.zeros((nb, 6)) if f_ext is None else np.asarray(f_ext, dtype=float)
@@ -292,11 +293,12 @@ def rnea(model, q, qd, qdd, f_ext=None) -> np.ndarray:
         p = model.body_parent[i]
         if p >= 0:
             f[p] += Xup[i].T @ f[i]
-    return tau
+    return tau + model.dof_armature * qdd
 
 
 def crba(model, q) -> np.ndarray:
-    """Composite-rigid-body mass matrix with 6x6 matrices (RBDA Table 6.2)."""
+    """Composite-rigid-body mass matrix with 6x6 matrices (RBDA Table 6.2), plus the joint armature on the
+    diagonal."""
     nb = model.nb
     Xup = body_transforms(model, q)
     Ic = [np.array(model.body_I[i], dtype=float) for i in range(nb)]
@@ -314,13 +316,14 @@ def crba(model, q) -> np.ndarray:
             j = model.body_parent[j]
             M[dofs(model, j), dofs(model, i)] = joint_subspace(model, j, q).T @ F
             M[dofs(model, i), dofs(model, j)] = M[dofs(model, j), dofs(model, i)].T
-    return M
+    return M + np.diag(model.dof_armature)
 
 
 def mass_matrix(model, q) -> np.ndarray:
-    """``M = sum_i J_i^T I_i J_i`` with the body Jacobians (kinetic energy ``1/2 qd^T M qd``)."""
+    """``M = sum_i J_i^T I_i J_i + diag(armature)`` with the body Jacobians (kinetic energy
+    ``1/2 qd^T M qd``)."""
     Jb = body_jacobians(model, q)
-    return sum(Jb[i].T @ model.body_I[i] @ Jb[i] for i in range(model.nb))
+    return sum(Jb[i].T @ model.body_I[i] @ Jb[i] for i in range(model.nb)) + np.diag(model.dof_armature)
 
 
 def bias_forces(model, q, qd, f_ext=None) -> np.ndarray:
@@ -334,9 +337,11 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
 
 
 def kinetic_energy(model, q, qd) -> float:
-    """``sum_i 1/2 v_i^T I_i v_i``."""
+    """``sum_i 1/2 v_i^T I_i v_i + sum_k 1/2 armature_k qd_k^2``."""
     v = body_velocities(model, q, qd)
-    return 0.5 * float(sum(v[i] @ model.body_I[i] @ v[i] for i in range(model.nb)))
+    qd = np.asarray(qd, dtype=float)
+    return 0.5 * float(sum(v[i] @ model.body_I[i] @ v[i] for i in range(model.nb))
+                       + qd @ (model.dof_armature * qd))
 
 
 def potential_energy(model, q) -> float:

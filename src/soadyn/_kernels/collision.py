@@ -434,7 +434,7 @@ def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_resti
 
 
 @jit
-def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
            q, X_E, X_r, S, oR, op,
            geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution,
            pair_geom, geom_vertadr, geom_vertnum, mesh_vert, gR, gp, con_geom, con_body, con_point, con_normal,

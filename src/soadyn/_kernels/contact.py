@@ -108,13 +108,13 @@ def constraint_nodes(frame_body, fa, fb, dim, row, RA, pA, Q, con_body, con_poin
 
 
 @jit
-def delassus(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
+def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
              node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd):
     """``W = Q Lambda Q*`` (Jain 2014 Eq. 52) for the rows of :func:`constraint_nodes`, with ``Lambda`` the
     compliance of the ``nn`` nodes (:func:`osim.node_compliance`, O(N + n_c^2)). Returns a kernel status."""
     m = node_row[nn]
     L = np.empty((m, m))
-    st = node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
+    st = node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
                          node_body[:nn], wE[:nn], wr[:nn], node_sel[:nn], node_dim[:nn], node_row[:nn + 1], L)
     if st != 0:
         return st

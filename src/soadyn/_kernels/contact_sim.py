@@ -289,7 +289,7 @@ def phase_rows(nb, k, colliding, con_gap):
 
 
 @jit
-def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                  stiffness, damping, springref,
                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                  geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
@@ -315,8 +315,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     stat[:] = 0.0
     # 1. free accelerations and articulated factors
     passive_forces(qadr, vadr, jnv, stiffness, damping, springref, q, qd, tau, tau_s)
-    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau_s, fext, a0,
-                  X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau_s,
+                  fext, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
     # 2. contacts, rows and the Delassus matrix
@@ -373,7 +373,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         nn = constraint_nodes(frame_body, fa, fb, dim, row, RA, pAw, Qr, con_body, con_point, con_frame, k,
                               node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
     Wd = np.empty((nr, nr))
-    st = delassus(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
+    st = delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
                   node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd)
     if st != OK:
         return st
@@ -502,7 +502,7 @@ def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ
 
 
 @jit
-def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                     stiffness, damping, springref,
                     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                     geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
@@ -524,7 +524,7 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
         st, tau_n, fext_n = step_inputs(tau, fext, n)
         if st != OK:
             return st
-        st = contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+        st = contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                           stiffness, damping, springref,
                           frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                           geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,

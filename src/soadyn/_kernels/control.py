@@ -13,7 +13,7 @@ from .tree import check_state, rnea_passes, tree_positions, tree_velocities, wor
 
 
 @jit
-def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
               q, qd, qdd_null, node_body, node_E, node_r, node_sel, node_dim, node_row,
               target_p, target_R, target_v, target_a, kp, kd, damping, a0, fext,
               X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
@@ -90,7 +90,7 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
             for l in range(3):
                 wE[k, r, l] = 1.0 if r == l else 0.0
     # pass 2: Lambda^-1 of the world-aligned nodes
-    st = node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+    st = node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                          node_body, wE, node_p, node_sel, node_dim, node_row, Linv)
     if st != OK:
         return st
@@ -112,7 +112,7 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
         for l in range(m):
             s += Ainv[r, l] * rhs[l]
         fs[r] = s
-    rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd_null, fext, a0, a, f, tau, vJ)
+    rnea_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, qdd_null, fext, a0, a, f, tau, vJ)
     for col in range(nv):
         s = tau[col]
         for r in range(m):

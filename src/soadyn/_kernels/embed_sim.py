@@ -12,7 +12,7 @@ from .sim import DIVERGED, RK4, SEMI_IMPLICIT, STEP_SHIFT, advance, passive_forc
 
 # --------------------------------------------------------------------------------------- entry kernels
 @jit
-def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
             cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
             nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -55,7 +55,7 @@ def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 
 @jit
-def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -76,7 +76,7 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
         return BAD_IN
     if not all_finite(fext):
         return BAD_FEXT
-    return ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+    return ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                    nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -89,7 +89,7 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -138,7 +138,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
         worst = 0.0
         for stage in range(1 if (method == SEMI_IMPLICIT or n == nsteps) else 4):
             stage_state(ejtype, eqadr, X[n], XD[n], kq, kv, stage, dt, xs, vs)
-            st = ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+            st = ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                          frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                          cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                          nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -167,7 +167,7 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                    nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,

@@ -60,7 +60,7 @@ def bias_accelerations(parent, X_E, X_r, c, h):
 
 
 @jit
-def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
        q, qd,
        X_E, X_r, S, c, vJ,
        oR, op, v):
@@ -76,7 +76,7 @@ def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 
 
 @jit
-def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                                  q, fb, fE, fr,
                                  X_E, X_r, S, oR, op,
                                  R, p, J):
@@ -96,7 +96,7 @@ def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pi
 
 
 @jit
-def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                  q, qd, fb, fE, fr,
                  X_E, X_r, S, v, c, h, vJ, oR, op,
                  R, p, vf, hf):

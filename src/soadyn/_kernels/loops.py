@@ -128,7 +128,7 @@ def loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax
 
 
 @jit
-def loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+def loop_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                     frame_body, fa, fb, dim, row, RA, pA, Q, K):
     """The Schur complement ``K = G_c M^-1 G_c^T = Q Lambda Q*`` (Jain 2012 Eq. 12b) from the operational
     space compliance of two nodes per loop, both at frame A's current pose, one on body a and one on
@@ -165,7 +165,7 @@ def loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, c
         nrow[k] = 6 * k
     nrow[nn] = 6 * nn
     L = np.empty((6 * nn, 6 * nn))
-    st = node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+    st = node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                          nbody, wE, wr, sel, ndim, nrow, L)
     if st != OK:
         return st
@@ -296,7 +296,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
 
 
 @jit
-def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                q, qd, tau, fext, a0, alpha, beta,
                X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -313,7 +313,7 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     if st != OK:
         return st
     T = np.empty((4, 6, 6))
-    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
+    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau, fext, a0,
                   X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
@@ -322,7 +322,7 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
               RA, pAw, Q, phi, cv, gamma)
     for r in range(gamma.shape[0]):
         gamma[r] += 2.0 * alpha * cv[r] + beta * beta * phi[r]
-    st = loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+    st = loop_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                          frame_body, fa, fb, dim, row, RA, pAw, Q, K)
     if st != OK:
         return st
@@ -341,7 +341,7 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                   q, qd,
                   X_E, X_r, S, v, c, h, vJ, oR, op, RA, pAw, Q,
@@ -386,17 +386,18 @@ def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
 
 
 @jit
-def mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv, cnt, cpar,
-                             vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl, rhs, lam, info, dx):
+def mass_weighted_correction(parent, vadr, jnv, armature, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
+                             cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl, rhs, lam, info,
+                             dx):
     """``dx = M^-1 G_c^T lam`` with ``K lam = rhs``, ``K = G_c M^-1 G_c^T``: the mass-weighted minimum-norm
     correction of projection error control (Jain 2012 Sec. 5), with the Schur complement from the node
     compliance and ``M^-1 G_c^T lam`` by an ABA pass on the loop forces; positions already evaluated
     (``X_E, X_r, S, oR, op`` and the loop rows ``RA, pAw, Q``)."""
     T = np.empty((2, 6, 6))
-    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    st = articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
     if st != OK:
         return st
-    st = loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+    st = loop_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                          frame_body, fa, fb, dim, row, RA, pAw, Q, K)
     if st != OK:
         return st
@@ -409,7 +410,7 @@ def mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, 
 
 
 @jit
-def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                   q, qd, tol, max_iter,
                   X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -442,8 +443,8 @@ def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
             break
         if it >= max_iter:
             break
-        st = mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
-                                      cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl,
+        st = mass_weighted_correction(parent, vadr, jnv, armature, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D,
+                                      Dinv, cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl,
                                       rhs, lam, info, dx)
         if st != OK:
             return st
@@ -456,7 +457,7 @@ def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
               RA, pAw, Q, phi, cv, gamma)
     for r in range(cv.shape[0]):
         rhs[r] = -cv[r]
-    st = mass_weighted_correction(parent, vadr, jnv, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
+    st = mass_weighted_correction(parent, vadr, jnv, armature, I, S, X_E, X_r, oR, op, oS, oI, oIA, oU, IA, U, D, Dinv,
                                   cnt, cpar, vid, Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K, fl,
                                   rhs, lam, info, dx)
     if st != OK:

@@ -142,7 +142,7 @@ def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
 
 
 @jit
-def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
              q, node_body, node_E, node_r, node_sel, node_dim, node_row,
              X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
              Linv):
@@ -163,12 +163,12 @@ def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
         for m in range(3):
             for l in range(3):
                 wE[a, m, l] = R[l, m]
-    return node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+    return node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                            node_body, wE, wr, node_sel, node_dim, node_row, Linv)
 
 
 @jit
-def node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                     node_body, wE, wr, node_sel, node_dim, node_row, Linv):
     """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
     the articulated-body propagator is ``psi_i = taubar_i`` (no transform). Node ``a`` is given by its
@@ -190,7 +190,7 @@ def node_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, c
     G = np.empty((18, 6))
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_inertias(I, oR, op, oI)
-    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, T)
+    st = articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
     # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees
@@ -285,7 +285,7 @@ def path_from(parent, h, k, path):
 
 
 @jit
-def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                    subtree_end, q, node_body, node_E, node_r, node_sel, node_dim, node_row,
                    X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
                    Linv):
@@ -305,7 +305,7 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     path = np.empty(nb, dtype=np.int64)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
-    st = articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
+    st = articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
     if st != OK:
         return st
     for i in range(nb):

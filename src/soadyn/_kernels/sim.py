@@ -113,7 +113,7 @@ def passive_forces(qadr, vadr, jnv, stiffness, damping, springref, q, qd, tau, o
 
 
 @jit
-def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
             stiffness, damping, springref, q0, qd0, tau, fext, a0, dt, method,
             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
             Q, QD):
@@ -180,7 +180,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
         for stage in range(1 if method == SEMI_IMPLICIT else 4):
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
             passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
-            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, qs, vs,
+            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, qs, vs,
                           tau_s, fext_n, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, kv[stage], T)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
@@ -193,7 +193,7 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 
 @jit
-def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                  stiffness, damping, springref,
                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                  q0, qd0, tau, fext, a0, dt, method, alpha, beta, project, tol, max_iter,
@@ -249,7 +249,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
             passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
             # Jain 2012 Lemma 2 at the stage state
-            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                             qs, vs, tau_s, fext_n, a0, alpha, beta,
                             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
@@ -265,7 +265,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         iters = 0
         if project != 0:
-            st = project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+            st = project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                                Q[n + 1], QD[n + 1], tol, max_iter,
                                X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
@@ -285,7 +285,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
 
 
 @jit
-def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                       frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                       Q, QD,
                       X_E, X_r, S, v, c, vJ, oR, op, RA, pAw, Qr, phi, cv, gamma,
@@ -316,12 +316,13 @@ def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, 
 
 
 @jit
-def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
              Q, QD, gravity,
              X_E, X_r, S, v, c, oR, op,
              E):
-    """Energies of the states ``(Q[s], QD[s])`` into ``E`` (K, 3): kinetic ``T = sum_i 1/2 v_i^T I_i v_i``
-    (RBDA Eq. 2.71, body-frame spatial velocities and inertias), potential ``V = -sum_i m_i g . c_i``
+    """Energies of the states ``(Q[s], QD[s])`` into ``E`` (K, 3): kinetic
+    ``T = sum_i 1/2 v_i^T I_i v_i + sum_k 1/2 armature_k qd_k^2`` (RBDA Eq. 2.71, body-frame spatial velocities
+    and inertias; the joint armature's rotor energy), potential ``V = -sum_i m_i g . c_i``
     (``c_i`` the world centre of mass of body ``i``, from ``m c`` read off the ``m c~`` block of ``I_i``,
     RBDA Eq. 2.63) and ``T + V``. Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
     tmp = np.empty(6)
@@ -338,6 +339,8 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
             mul6(I[i], v[i], tmp)
             for m in range(6):
                 kin += 0.5 * v[i, m] * tmp[m]
+        for k in range(QD.shape[1]):
+            kin += 0.5 * armature[k] * QD[s, k] * QD[s, k]
             mass = I[i, 3, 3]
             # m c = (I[2,4], I[0,5], I[1,3]) from the m c~ block
             mc0, mc1, mc2 = I[i, 2, 4], I[i, 0, 5], I[i, 1, 3]

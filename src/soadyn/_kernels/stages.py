@@ -26,7 +26,7 @@ Lemma 2 for cut loops); the whole call."""
 
 
 @jit
-def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
              frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
              q, qd, tau, fext, a0, alpha, beta,
              X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -34,7 +34,7 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
              phi, cv, gamma, lam, qdd, info):
     """Stage ``stage`` (an index of :data:`TA_STAGES`) of :func:`loops.ta_forward` ``reps`` times. Returns a
     kernel status."""
-    st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+    st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                     q, qd, tau, fext, a0, alpha, beta,
                     X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -51,8 +51,8 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
     u_d = np.empty(nv)
     for _ in range(reps):
         if stage == 0:
-            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext,
-                          a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+            st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau,
+                          fext, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
         elif stage == 1:
             world_poses(parent, X_E, X_r, oR, op)
             loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, a, a0,
@@ -60,8 +60,8 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
             for r in range(gamma.shape[0]):
                 gamma[r] += 2.0 * alpha * cv[r] + beta * beta * phi[r]
         elif stage == 2:
-            st = loop_compliance(parent, vadr, jnv, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-                                 frame_body, fa, fb, dim, row, RA, pAw, Q, K)
+            st = loop_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid,
+                                 Ups, W, frame_body, fa, fb, dim, row, RA, pAw, Q, K)
         elif stage == 3:
             for r in range(gamma.shape[0]):
                 rhs[r] = -gamma[r]
@@ -70,7 +70,7 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
             loop_forces(parent, frame_body, fa, fb, dim, row, oR, op, RA, pAw, Q, lam, fl)
             aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fl, pA_d, a_d, u_d, qdd_d)
         else:
-            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                             q, qd, tau, fext, a0, alpha, beta,
                             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
@@ -81,7 +81,7 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
 
 
 @jit
-def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
              frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
              cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
              nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -92,7 +92,7 @@ def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
              q, qd, qdd, xdd):
     """Stage ``stage`` (an index of :data:`CE_STAGES`) of :func:`embed_sim.ce_forward` ``reps`` times (no
     joint springs, as ``ce_forward``). Returns a kernel status."""
-    st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+    st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                     cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                     nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
@@ -126,7 +126,7 @@ def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
                                   cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo,
                                   qd, qdd, xdd)
         else:
-            st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+            st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                             cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                             nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,

@@ -1,7 +1,7 @@
 """O(N) tree dynamics kernels: kinematics, RNEA, CRBA, ABA, the O(N^2) recursive M^-1 and batches.
 
 Argument order: the model's tree arrays (``Model._tree``: parent, jtype, qadr, vadr, jnv, axis, axis2,
-pitch, XT_E, XT_r, I, S0), then inputs, then Data-owned workspace, then outputs. Bodies are in depth-first
+pitch, XT_E, XT_r, I, S0, armature), then inputs, then Data-owned workspace, then outputs. Bodies are in depth-first
 preorder (``parent[i] < i``; the subtree of ``i`` is ``i .. subtree_end[i]-1``). Every pass is a plain
 index loop; ``i`` is a body, ``p = parent[i]``, ``k`` a dof, ``j`` an ancestor. Kernels return a status
 code (``joints.OK`` or an error code, ``SINGULAR | body << 8``) instead of raising.
@@ -117,9 +117,11 @@ def rank_n_downdate(P, U, Dinv, va, n, out, G):
 
 
 @jit
-def joint_factors(P, S, va, n, U, Dj, Djinv):
+def joint_factors(P, S, armature, va, n, U, Dj, Djinv):
     """The articulated-body factors of a joint with ``n`` dofs at rows ``va``: ``U = P S`` (rows of ``U``),
-    ``D = S^T U`` and ``D^-1`` (RBDA Eqs. 7.25-7.26). Returns False if ``D`` is not positive definite."""
+    ``D = S^T U + diag(armature)`` and ``D^-1`` (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the
+    joint's own coordinates, adds to the joint-space inertia the way it adds to ``diag(M)``). Returns False if
+    ``D`` is not positive definite."""
     for d in range(n):
         mul6(P, S[va + d], U[va + d])
     for d in range(n):
@@ -128,6 +130,7 @@ def joint_factors(P, S, va, n, U, Dj, Djinv):
             for m in range(6):
                 s += S[va + d, m] * U[va + e, m]
             Dj[d, e] = s
+        Dj[d, d] += armature[va + d]
     return spd_inverse(Dj, n, Djinv)
 
 
@@ -224,7 +227,7 @@ def world_inertias(I, oR, op, oI):
 
 
 @jit
-def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, G):
+def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
     """Pass: leaves to root. Articulated inertias in world coordinates, where a child's contribution adds
     without a transform (Featherstone RBDA Sec. 7.3 in a common frame): ``U_i = P_i S_i``,
     ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. ``G`` (6, 6) scratch. Returns OK or
@@ -233,7 +236,7 @@ def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, G):
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(oIA[i], oS, va, n, oU, D[i], Dinv[i]):
+        if not joint_factors(oIA[i], oS, armature, va, n, oU, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
@@ -243,10 +246,10 @@ def articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, G):
 
 # ------------------------------------------------------------------------------------------------ RNEA
 @jit
-def rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, tau, tmp):
+def rnea_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, tau, tmp):
     """RNEA passes after kinematics (RBDA Table 5.1; Chang-Khatib 2000 Table 2).
     pass 1 (root to leaves): ``a_i = ^iX_p a_p + S_i qdd_i + c_i``, ``f_i = I_i a_i + v_i x* I_i v_i - f_ext_i``;
-    pass 2 (leaves to root): ``tau_i = S_i^T f_i``, ``f_p += ^iX_p^T f_i``."""
+    pass 2 (leaves to root): ``tau_i = S_i^T f_i + armature_i qdd_i``, ``f_p += ^iX_p^T f_i``."""
     nb = parent.shape[0]
     for i in range(nb):
         p = parent[i]
@@ -269,14 +272,14 @@ def rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, ta
             s = 0.0
             for m in range(6):
                 s += S[k, m] * f[i, m]
-            tau[k] = s
+            tau[k] = s + armature[k] * qdd[k]
         p = parent[i]
         if p >= 0:
             xforce_T_add(X_E[i], X_r[i], f[i], f[p])
 
 
 @jit
-def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
          q, qd, qdd, fext, a0,
          X_E, X_r, S, v, c, a, f,
          tau):
@@ -289,20 +292,20 @@ def rnea(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     tmp = np.empty(6)
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, tmp)
-    rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, tau, tmp)
+    rnea_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, qdd, fext, a0, a, f, tau, tmp)
     return OK
 
 
 # ------------------------------------------------------------------------------------------------ CRBA
 @jit
-def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
          q,
          X_E, X_r, S, oR, op, oS, oIc,
          M):
     """Joint-space inertia matrix by the composite-rigid-body algorithm (RBDA Table 6.2) in world
     coordinates, where composite inertias add without transforms and each entry of ``M`` is one dot
     product: pass 1 (leaves to root) ``Ic_p += Ic_i``; pass 2 ``F = Ic_i S_i``, ``M_{j i} = S_j^T F`` for
-    ``j`` = i and its ancestors. Output ``M`` (nv, nv), symmetric."""
+    ``j`` = i and its ancestors; then ``M_kk += armature_k``. Output ``M`` (nv, nv), symmetric."""
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
@@ -335,13 +338,15 @@ def crba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
                     M[e, va + d] = s
                     M[va + d, e] = s
             j = parent[j]
+    for k in range(M.shape[0]):
+        M[k, k] += armature[k]
     return OK
 
 
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
-def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd, T, Ia, tmp,
-               pa, G):
+def aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd, T, Ia,
+               tmp, pa, G):
     """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).
     pass 1 (root to leaves): ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
     pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
@@ -363,7 +368,7 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
     for i in range(nb - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, va, n, U, D[i], Dinv[i]):
+        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         for d in range(n):
             s = tau[va + d]
@@ -403,7 +408,7 @@ def aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U
 
 
 @jit
-def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
         q, qd, tau, fext, a0,
         X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
         qdd):
@@ -413,25 +418,25 @@ def aba(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     if st != OK:
         return st
     T = np.empty((4, 6, 6))
-    return aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
-                    X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+    return aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau, fext,
+                    a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
 
 
 @jit
-def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
              q, qd, tau, fext, a0,
              X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T):
     """Kinematics then the ABA passes, for callers that step many times (inputs already checked).
     ``T``: (4, 6, 6) scratch."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
-    return aba_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
+    return aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
                       T[0], T[1], T[2, 1], T[2, 0], T[3])
 
 
 # ----------------------------------------------------------------------------------------------- M^-1
 @jit
-def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, Ia):
+def articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T, Ia):
     """Pass: leaves to root, in body coordinates. The inertia-only part of the ABA pass 2: ``IA``, ``U``,
     ``D``, ``Dinv``."""
     for i in range(parent.shape[0]):
@@ -439,7 +444,7 @@ def articulated_inertias(parent, vadr, jnv, I, X_E, X_r, S, IA, U, D, Dinv, T, I
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, va, n, U, D[i], Dinv[i]):
+        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
@@ -473,7 +478,7 @@ def add_column_products(w, j, x, k0, k1, A, b):
 
 
 @jit
-def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
          subtree_end, q,
          X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am,
          Minv):
@@ -497,7 +502,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
     world_poses(parent, X_E, X_r, oR, op)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_inertias(I, oR, op, oI)
-    st = articulated_world(parent, vadr, jnv, oI, oS, oIA, oU, D, Dinv, T)
+    st = articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
     Wk = np.empty((6, nv))  # projections of the unit-torque forces/accelerations on a body's dofs
@@ -557,7 +562,7 @@ def minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
 
 # --------------------------------------------------------------------------------------------- batches
 @parallel_jit
-def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
               Q, QD, TAU, fext, a0, nchunks,
               QDD, status):
     """ABA over K states (rows of Q, QD, TAU) in parallel: ``nchunks`` chunks, each with its own workspace
@@ -584,14 +589,14 @@ def aba_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
             if st == OK and not all_finite(TAU[s]):
                 st = BAD_IN
             if st == OK:
-                st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                               Q[s], QD[s], TAU[s], fext, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv,
                               u, a, QDD[s], T)
             status[s] = st
 
 
 @parallel_jit
-def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                Q, QD, QDD, fext, a0, nchunks,
                TAU, status):
     """RNEA over K states in parallel (see :func:`aba_batch`). Output ``TAU`` (K, nv)."""
@@ -614,5 +619,5 @@ def rnea_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
                 tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s],
                                X_E, X_r, S)
                 tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, tmp)
-                rnea_passes(parent, vadr, jnv, I, X_E, X_r, S, v, c, QDD[s], fext, a0, a, f, TAU[s], tmp)
+                rnea_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, QDD[s], fext, a0, a, f, TAU[s], tmp)
             status[s] = st

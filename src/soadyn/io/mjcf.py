@@ -20,6 +20,7 @@ Mapping (MuJoCo documentation, "Computation" and "XML reference"):
   joint's MuJoCo velocity is ``[world linear velocity of the body origin, body angular velocity]``, soadyn's
   the body-frame ``[w; v]``. :func:`state_from_mujoco` and :func:`velocity_map` convert.
 * joint ``damping`` and ``stiffness`` (with ``springref``) of hinges and slides -> ``ModelBuilder.set_spring``;
+  joint ``armature`` (added to the diagonal of the mass matrix, as MuJoCo does) -> ``ModelBuilder.set_armature``;
   gravity (zero when ``<flag gravity="disable">``) -> the builder's gravity; ``<option timestep>`` ->
   ``Model.timestep``.
 * geoms that can collide (``contype`` or ``conaffinity`` non-zero, contacts not disabled) of type sphere,
@@ -30,9 +31,11 @@ Mapping (MuJoCo documentation, "Computation" and "XML reference"):
 
 Refused by default (``ModelError`` listing every instance; ``unsupported="warn"`` loads the model without
 them and warns instead), because the loaded model would move differently from MuJoCo's: joint
-``armature`` and ``frictionloss``, damping or stiffness on ball and free joints, tendons that act (stiffness,
-damping, limits), equality constraints, fluid forces (``density``/``viscosity``), explicit ``<pair>``
-contacts, gravity compensation and collision geoms of unsupported types (ellipsoid, height field, SDF).
+``frictionloss``, armature on a free joint's translations (MuJoCo's acts on world-frame linear
+accelerations, soadyn's coordinates are body-frame), damping or stiffness on ball and free joints, tendons
+that act (stiffness, damping, limits), equality constraints, fluid forces (``density``/``viscosity``),
+explicit ``<pair>`` contacts, gravity compensation and collision geoms of unsupported types (ellipsoid,
+height field, SDF).
 Ignored with a warning: actuators (apply ``tau`` instead), and tendons that only route actuators or sensors.
 """
 
@@ -115,6 +118,9 @@ def from_mjmodel(m, *, source: str = "<mjModel>", unsupported: str = "error", na
                 c = float(m.dof_damping[m.jnt_dofadr[j]]) if dampers else 0.0
                 if joint.nv == 1 and (k or c):
                     builder.set_spring(joint_names[j], k, c, float(m.qpos_spring[m.jnt_qposadr[j]]))
+                arm = _armature(m, j)
+                if np.any(arm):
+                    builder.set_armature(joint_names[j], arm)
                 parent, anchor = child, a
             place = offset if anchor is None else Transform.from_pose(None, -anchor)
             R = _quat_matrix(m.body_iquat[b])
@@ -170,6 +176,17 @@ def _joint(m, j: int, body: str, source: str):
     if m.body_parentid[m.jnt_bodyid[j]] != 0:
         raise ModelError(f"free joint of body {body!r}: free joints are supported on children of the world only")
     return J.Free(), Transform.identity()
+
+
+def _armature(m, j: int) -> np.ndarray:
+    """Joint ``j``'s armature in soadyn's dof order: MuJoCo's free-joint dofs are ``[v_world, w_body]``,
+    soadyn's ``[w; v_body]`` (armature on the translations, which differs between the two coordinates,
+    is refused by :func:`_unsupported`)."""
+    import mujoco
+
+    a = np.array(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + (6 if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE
+                 else 3 if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL else 1)])
+    return np.r_[a[3:], a[:3]] if a.size == 6 else a
 
 
 def _add_geoms(builder: ModelBuilder, m, bodies: list) -> None:
@@ -231,10 +248,13 @@ def _unsupported(m) -> list[str]:
     out = []
     jnt = mujoco.mjtObj.mjOBJ_JOINT
     dof_jnt = np.asarray(m.dof_jntid)
-    for what, values in (("armature", m.dof_armature), ("frictionloss", m.dof_frictionloss)):
-        js = sorted({int(dof_jnt[d]) for d in np.flatnonzero(values)})
-        if js:
-            out.append(f"joint {what} (joints {names(jnt, js, 'joint')})")
+    js = sorted({int(dof_jnt[d]) for d in np.flatnonzero(m.dof_frictionloss)})
+    if js:
+        out.append(f"joint frictionloss (joints {names(jnt, js, 'joint')})")
+    free = [j for j in range(m.njnt) if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_FREE
+            and np.any(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3])]
+    if free:  # MuJoCo's a * qacc in world coordinates is a * (vdot + w x v) in soadyn's body-frame ones
+        out.append(f"armature on the translations of free joints (joints {names(jnt, free, 'joint')})")
     multi = [j for j in range(m.njnt) if int(m.jnt_type[j]) in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_BALL)]
     bad = [j for j in multi if m.jnt_stiffness[j] or np.any(m.dof_damping[m.dof_jntid == j])]
     if bad:
