@@ -9,7 +9,7 @@ import soadyn as sd
 from soadyn.augmented import fully_augmented
 from soadyn import joints as J
 from soadyn.model import ModelError
-from tests.support import SAME_MATH, assert_close
+from tests.support import ALGORITHMS, SAME_MATH, assert_close
 
 
 def _arm(armature=None):
@@ -62,3 +62,12 @@ def test_models_that_cannot_carry_armature_refuse_it():
     model = _arm({"hinge": 0.2}).finalize()
     with pytest.raises(ModelError, match="armature"):
         fully_augmented(model)
+
+
+def test_kinetic_energy_counts_the_rotors():
+    model = _arm({"hinge": 0.2, "wrist": [0.1, 0.2, 0.3], "root": np.arange(6.0)}).finalize()
+    rng = np.random.default_rng(4)
+    q, qd = model.random_q(rng), rng.normal(size=model.nv)
+    kinetic, _ = sd.energy(model, model.data(), q, qd)
+    M = sd.crba(model, model.data(), q)
+    assert_close(kinetic, 0.5 * qd @ M @ qd, ALGORITHMS, "kinetic energy vs 1/2 qd^T M qd")

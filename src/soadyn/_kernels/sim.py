@@ -339,14 +339,14 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
             mul6(I[i], v[i], tmp)
             for m in range(6):
                 kin += 0.5 * v[i, m] * tmp[m]
-        for k in range(QD.shape[1]):
-            kin += 0.5 * armature[k] * QD[s, k] * QD[s, k]
             mass = I[i, 3, 3]
             # m c = (I[2,4], I[0,5], I[1,3]) from the m c~ block
             mc0, mc1, mc2 = I[i, 2, 4], I[i, 0, 5], I[i, 1, 3]
             for m in range(3):
                 wc = mass * op[i, m] + oR[i, m, 0] * mc0 + oR[i, m, 1] * mc1 + oR[i, m, 2] * mc2
                 pot -= gravity[m] * wc
+        for k in range(QD.shape[1]):
+            kin += 0.5 * armature[k] * QD[s, k] * QD[s, k]
         E[s, 0] = kin
         E[s, 1] = pot
         E[s, 2] = kin + pot
