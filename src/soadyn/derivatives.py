@@ -89,7 +89,8 @@ def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADe
     which move with their bodies)."""
     _plain(model, "rnea_derivatives")
     fext = _state(model, data, q, qd, qdd, data.qdd_in, "qdd", f_ext)
-    st = _kd.rnea_derivatives(*_tree(model), model.body_subtree_end, data.q, data.qd, data.qdd_in, fext,
+    st = _kd.rnea_derivatives(*_tree(model), model.dof_armature, model.body_subtree_end,
+                              data.q, data.qd, data.qdd_in, fext,
                               model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
                               data.deriv_bw, data.deriv_dw, data.deriv_B,
                               data.tau, data.dtau_dq, data.dtau_dqd, data.M)
@@ -105,7 +106,8 @@ def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADeri
     ``computeABADerivatives``)."""
     _plain(model, "aba_derivatives")
     fext = _state(model, data, q, qd, tau, data.tau_in, "tau", f_ext)
-    st = _kd.aba_derivatives(*_tree(model), model.body_subtree_end, data.q, data.qd, data.tau_in, fext,
+    st = _kd.aba_derivatives(*_tree(model), model.dof_armature, model.body_subtree_end,
+                             data.q, data.qd, data.tau_in, fext,
                              model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
                              data.deriv_bw, data.deriv_dw, data.deriv_B,
                              data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv, data.u, data.a,
@@ -161,7 +163,8 @@ def rnea_derivatives_batch(model: Model, Q, QD, QDD):
     nv = model.nv
     TAU, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    _kd.rnea_derivatives_batch(*_tree(model), model.body_subtree_end, Q, QD, QDD, np.zeros((model.nb, 6)),
+    _kd.rnea_derivatives_batch(*_tree(model), model.dof_armature, model.body_subtree_end,
+                               Q, QD, QDD, np.zeros((model.nb, 6)),
                                model.gravity_accel, nchunks, TAU, *out, status)
     batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
     return (TAU, *out)
@@ -175,7 +178,8 @@ def aba_derivatives_batch(model: Model, Q, QD, TAU):
     nv = model.nv
     QDD, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    _kd.aba_derivatives_batch(*_tree(model), model.body_subtree_end, Q, QD, TAU, np.zeros((model.nb, 6)),
+    _kd.aba_derivatives_batch(*_tree(model), model.dof_armature, model.body_subtree_end,
+                              Q, QD, TAU, np.zeros((model.nb, 6)),
                               model.gravity_accel, nchunks, QDD, *out, status)
     batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
     return (finite_result(QDD, "aba_derivatives_batch"), *out)

@@ -6,6 +6,8 @@ example-robot-data robots (joints matched by name, tests/crosscheck/pin_convert.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -22,10 +24,18 @@ PIN_DERIV_TOL = 1e-8
 """Agreement asked of soadyn's derivatives with Pinocchio's (relative to max(1, |Pinocchio|))."""
 
 
+ARMATURE_SEED = 1
+"""The tree of this seed carries a random joint armature on every dof."""
+
+
 def _tree(seed: int):
     """A branched tree with every joint type (universal, planar, spherical, free included), f_ext on all."""
     m = auto_tree(9, branching=1.5, seed=seed, joint_mix=ALL_JOINTS)
     rng = np.random.default_rng(seed)
+    if seed == ARMATURE_SEED:
+        armature = np.random.default_rng(100 + seed).uniform(0.05, 0.5, m.nv)
+        armature.setflags(write=False)
+        m = dataclasses.replace(m, dof_armature=armature)
     return m, m.random_q(rng), rng.normal(size=m.nv), rng.normal(size=m.nv), rng.normal(size=(m.nb, 6))
 
 

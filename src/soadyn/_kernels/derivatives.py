@@ -221,7 +221,7 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, dtau_dq
 
 
 @jit
-def rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, C,
                            tau, dtau_dq, dtau_dqd, M):
     """Kinematics in world coordinates, then the passes of :func:`rnea_derivatives` (inputs checked).
@@ -234,10 +234,13 @@ def rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, X
     body_forces(oR, op, oI, fext, bw, oB, C)
     composite_pass(parent, vadr, jnv, oS, oI, oB, bw, dw, tau)
     assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, dtau_dq, dtau_dqd, M)
+    for k in range(tau.shape[0]):  # the joint armature: armature qdd in tau, on the diagonal of M
+        tau[k] += armature[k] * qdd[k]
+        M[k, k] += armature[k]
 
 
 @jit
-def rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                      q, qd, qdd, fext, a0,
                      X_E, X_r, S, oR, op, oS, oI, bw, dw, oB,
                      tau, dtau_dq, dtau_dqd, M):
@@ -248,7 +251,7 @@ def rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, X
     if st != OK:
         return st
     C = np.empty((6, 6))
-    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, C,
                            tau, dtau_dq, dtau_dqd, M)
     return OK
@@ -268,7 +271,7 @@ def minus_product(A, B, out):
 
 
 @jit
-def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                     q, qd, tau, fext, a0,
                     X_E, X_r, S, oR, op, oS, oI, bw, dw, oB,
                     v, c, IA, pA, U, D, Dinv, u, a, oIA, oU, Fm, Am, rtau, dtau_dq, dtau_dqd, M,
@@ -281,14 +284,14 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     if st != OK:
         return st
     T = np.empty((4, 6, 6))
-    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, q, qd, tau, fext, a0,
-                  X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau, fext,
+                  a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
-    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, T[0],
                            rtau, dtau_dq, dtau_dqd, M)
-    st = minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end, q,
+    st = minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end, q,
               X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am, Minv)
     if st != OK:
         return st
@@ -299,7 +302,7 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
 
 # --------------------------------------------------------------------------------------------- batches
 @jit
-def rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            Q, QD, QDD, fext, a0, s0, s1, TAU, DQ, DQD, MM, status):
     """:func:`rnea_derivatives` for the states ``s0 .. s1-1``, with a workspace allocated once."""
     nb = parent.shape[0]
@@ -315,13 +318,13 @@ def rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, X
     dw = np.empty((7, nv, 6))
     oB = np.empty((nb, 6, 6))
     for s in range(s0, s1):
-        status[s] = rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+        status[s] = rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                                      subtree_end, Q[s], QD[s], QDD[s], fext, a0, X_E, X_r, S, oR, op, oS, oI,
                                      bw, dw, oB, TAU[s], DQ[s], DQD[s], MM[s])
 
 
 @jit
-def aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                           Q, QD, TAU, fext, a0, s0, s1, QDD, DQ, DQD, MINV, status):
     """:func:`aba_derivatives` for the states ``s0 .. s1-1``, with a workspace allocated once."""
     nb = parent.shape[0]
@@ -354,33 +357,35 @@ def aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
     dtau_dqd = np.empty((nv, nv))
     M = np.empty((nv, nv))
     for s in range(s0, s1):
-        status[s] = aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+        status[s] = aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                                     subtree_end, Q[s], QD[s], TAU[s], fext, a0, X_E, X_r, S, oR, op, oS, oI, bw,
                                     dw, oB, v, c, IA, pA, U, D, Dinv, u, a, oIA, oU, Fm, Am, rtau, dtau_dq,
                                     dtau_dqd, M, QDD[s], DQ[s], DQD[s], MINV[s])
 
 
 @parallel_jit
-def rnea_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def rnea_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            Q, QD, QDD, fext, a0, nchunks,
                            TAU, DQ, DQD, MM, status):
     """:func:`rnea_derivatives` over K states in parallel, in ``nchunks`` chunks. Outputs ``TAU`` (K, nv),
     ``DQ``, ``DQD``, ``MM`` (K, nv, nv), per-state ``status`` (K,)."""
     K = Q.shape[0]
     for ch in prange(nchunks):
-        rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+        rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+                               subtree_end,
                                Q, QD, QDD, fext, a0, ch * K // nchunks, (ch + 1) * K // nchunks,
                                TAU, DQ, DQD, MM, status)
 
 
 @parallel_jit
-def aba_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+def aba_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                           Q, QD, TAU, fext, a0, nchunks,
                           QDD, DQ, DQD, MINV, status):
     """:func:`aba_derivatives` over K states in parallel, in ``nchunks`` chunks. Outputs ``QDD`` (K, nv),
     ``DQ``, ``DQD``, ``MINV`` (K, nv, nv), per-state ``status`` (K,)."""
     K = Q.shape[0]
     for ch in prange(nchunks):
-        aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, subtree_end,
+        aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+                              subtree_end,
                               Q, QD, TAU, fext, a0, ch * K // nchunks, (ch + 1) * K // nchunks,
                               QDD, DQ, DQD, MINV, status)
