@@ -104,6 +104,11 @@ class Trajectory:
     LCP size, pivots of the step LCP (PGS: iterations), pivots of the collision LCPs, 1 if a collision
     phase ran, the Tikhonov regularization used, the largest penetration depth (m) at the step's start,
     PPM fallbacks to Lemke (:data:`soadyn.contact.stepper.STAT_COLUMNS`); ``stats`` adds their summary.
+Rolled out with ``record_contacts=True`` they also carry the contacts of every step, as the kernel solved
+them: ``contact_count`` (K - 1,) contacts of step ``n`` (detected at state ``n``), and for all of them in
+step order ``contact_point`` (N, 3) world points, ``contact_normal`` (N, 3) unit normals (from body B to
+body A) and ``contact_force`` (N, 3) the world force on body A averaged over the step (impulse / dt, normal
+and friction, collisions included); :meth:`contacts` gives one step's.
 
     ``model``: the :class:`Model` of the run (set by :class:`Simulator` and :meth:`from_states`), saved
     with the trajectory so that a loaded run can be replayed (:meth:`view`) without rebuilding it.
@@ -121,6 +126,10 @@ class Trajectory:
     loop_singular: np.ndarray | None = None
     projection_iterations: np.ndarray | None = None
     contact_stats: np.ndarray | None = None
+    contact_count: np.ndarray | None = None
+    contact_point: np.ndarray | None = None
+    contact_normal: np.ndarray | None = None
+    contact_force: np.ndarray | None = None
     model: Model | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -129,6 +138,17 @@ class Trajectory:
     def __repr__(self) -> str:
         span = f"t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s" if len(self) else "empty"
         return f"<soadyn.Trajectory {self.model_name!r}: {len(self)} states, {span}>"
+
+    def contacts(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(points, normals, forces)`` (each (m, 3)) of step ``n`` as recorded by
+        ``rollout(..., record_contacts=True)``."""
+        if self.contact_count is None:
+            raise ValueError("trajectory: no contacts recorded (rollout(..., record_contacts=True) records them)")
+        if not 0 <= n < self.contact_count.shape[0]:
+            raise ValueError(f"n: step {n} out of range [0, {self.contact_count.shape[0]})")
+        a = int(self.contact_count[:n].sum())
+        b = a + int(self.contact_count[n])
+        return self.contact_point[a:b], self.contact_normal[a:b], self.contact_force[a:b]
 
     # ------------------------------------------------------------------ files
     def _arrays(self) -> dict:
@@ -356,10 +376,11 @@ class Simulator:
         self._info1 = self._info_array(1)
         self._stepped = False
 
-    def _info_array(self, nsteps: int) -> np.ndarray:
-        """Per-step statistics filled by the kernel: the loop columns, or the contact statistics."""
+    def _info_array(self, nsteps: int, record: bool = False) -> np.ndarray:
+        """Per-step statistics filled by the kernel: the loop columns, or the contact statistics (with
+        ``record``, followed by room for the step's contacts)."""
         if self.contact is not None:
-            return np.zeros((nsteps, _contact().CONTACT_STATS), dtype=np.float64)
+            return np.zeros((nsteps, _contact().contact_columns(self.model, record)), dtype=np.float64)
         return np.zeros((nsteps, 3), dtype=np.int64)
 
     def _loop_options(self, loop_method, stabilization, baumgarte, projection_tol):
@@ -521,7 +542,8 @@ class Simulator:
     def _eval_seconds(self) -> list:
         return _loop_eval_seconds if self._loops else _body_eval_seconds
 
-    def rollout(self, q0, qd0, duration=None, steps=None, tau=None, f_ext=None, progress=None) -> Trajectory:
+    def rollout(self, q0, qd0, duration=None, steps=None, tau=None, f_ext=None, progress=None,
+                record_contacts: bool = False) -> Trajectory:
         """Simulate ``steps`` steps (or ``round(duration / dt)``) from ``(q0, qd0)``; returns the
         :class:`Trajectory` of the ``steps + 1`` states at ``t = 0, dt, ...``.
 
@@ -535,7 +557,8 @@ class Simulator:
         ``CHUNK_S`` seconds behind a tqdm progress bar. ``progress=False``: never a bar.
 
         With loops, the trajectory also carries the constraint errors of every state and the per-step
-        loop statistics (see :class:`Trajectory`); ``stats`` adds their summary.
+        loop statistics (see :class:`Trajectory`); ``stats`` adds their summary. ``record_contacts``
+        (contact simulators): also keep every step's contact points, normals and forces as solved.
 
         A failure (non-finite input of a step, singular mass matrix, diverged state, loops that projection
         cannot close) raises :class:`SimulationError` (a ``ValueError``) naming the step and time; its
@@ -560,10 +583,12 @@ class Simulator:
                 raise ValueError(f"{name}: schedule has {a.shape[0]} rows, expected one per step ({nsteps})")
         if progress is not None and not isinstance(progress, bool):
             raise ValueError(f"progress: expected True, False or None, got {progress!r}")
+        if record_contacts and self.contact is None:
+            raise ValueError("record_contacts: this simulator has no contact (Simulator(..., contact=...))")
 
         Q = np.empty((nsteps + 1, m.nq))
         QD = np.empty((nsteps + 1, m.nv))
-        info = self._info_array(nsteps)
+        info = self._info_array(nsteps, bool(record_contacts))
         Q[0] = q0
         QD[0] = qd0
         calibration = self._eval_seconds()

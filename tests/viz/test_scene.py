@@ -188,6 +188,25 @@ def test_contact_force_of_a_resting_ball():
     np.testing.assert_allclose(tl.forces[0][0], forces[0])
 
 
+def test_replay_draws_the_recorded_contacts():
+    """A run rolled out with record_contacts=True is replayed with the forces the kernel solved (no re-solve)."""
+    from soadyn.contact import ContactSettings
+
+    b = sd.ModelBuilder("ball", gravity=(0.0, 0.0, -9.81))
+    b.add_body("ball", "world", J.Free(), inertia=Inertia.sphere(1.0, 0.1))
+    b.add_geom("sphere", "ball", "sphere", 0.1, restitution=0.5)
+    b.add_geom("floor", "world", "halfspace", None, mu=0.5)
+    ball = b.finalize()
+    sim = sd.Simulator(ball, 1e-3, contact=ContactSettings())
+    traj = sim.rollout([0.0, 0.0, 0.3, 0.0, 0.0, 0.0, 1.0], np.zeros(6), steps=600, record_contacts=True,
+                       progress=False)
+    tl = timeline(Scene(ball), traj)
+    assert any(len(f) for f in tl.forces), "the ball never touched"
+    for j, k in enumerate(tl.index):
+        p, _, f = traj.contacts(min(int(k), len(traj) - 2))
+        assert np.array_equal(tl.points[j], p) and np.array_equal(tl.forces[j], f)
+
+
 def test_view_command_writes_a_standalone_page(tmp_path):
     from soadyn.cli import main
 

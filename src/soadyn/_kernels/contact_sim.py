@@ -36,7 +36,9 @@ restitution (< 0: the geoms' values), solver (0 Lemke, 1 PGS), max_pivots, tikho
 pgs_tolerance, friction model, mu_v, pyramid, correction``. Statistics per step ``stat`` (float64,
 :data:`NSTAT`): contacts detected, active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS
 iterations), collision-LCP pivots, the number of collision phases, the Tikhonov regularization used (0 if
-none), the largest penetration depth (m).
+none), the largest penetration depth (m). A ``stat`` row longer than ``NSTAT`` also receives the step's
+contacts (:func:`record_contacts`): ``RECORD`` columns per contact (world point, normal, impulse on body A
+over the step: collision phases and step LCP), NaN after the last contact.
 """
 
 import math
@@ -57,6 +59,10 @@ from .tree import aba_core, check_state, tree_velocities, world_poses
 
 NSTAT = 9
 """Columns of the per-step statistics."""
+
+RECORD = 9
+"""Columns of a recorded contact after the statistics: world point (3), unit normal from B to A (3), world
+impulse on body A over the step (3, N s; normal and friction, collision phases included)."""
 
 LCP_FAILED = 18
 """Status code: an LCP of the step was not solved (the solver's code is in ``stat[3]`` of the step)."""
@@ -96,6 +102,32 @@ cradle passes its impulse along the chain, one phase per contact)."""
 NO_SLIP_GAP = 1e-5
 """No-slip rows hold every contact's tangential velocity at zero (Drumwright 2015 Eqs. 45-46), so only
 touching contacts (gap below this, m) enter them; contacts farther apart are left out of the step."""
+
+
+@jit
+def record_contacts(stat, k, con_point, con_normal):
+    """Start the step's record in ``stat[NSTAT:]`` (when the row has room for one): the first ``k``
+    contacts' points and normals with zero impulse, NaN rows after them."""
+    n = (stat.shape[0] - NSTAT) // RECORD
+    for i in range(n):
+        r = NSTAT + RECORD * i
+        for m in range(3):
+            stat[r + m] = con_point[i, m] if i < k else np.nan
+            stat[r + 3 + m] = con_normal[i, m] if i < k else np.nan
+            stat[r + 6 + m] = 0.0 if i < k else np.nan
+
+
+@jit
+def record_impulses(stat, nb, k, lam, con_frame):
+    """Add the world impulses ``sum_d lam[n, t1, t2]_d frame_d`` of the first ``k`` contacts' rows (after
+    the ``nb`` loop rows) to the record of :func:`record_contacts`."""
+    n = min(k, (stat.shape[0] - NSTAT) // RECORD)
+    for i in range(n):
+        r = NSTAT + RECORD * i + 6
+        for d in range(3):
+            x = lam[nb + 3 * i + d]
+            for m in range(3):
+                stat[r + m] += x * con_frame[i, d, m]
 
 
 @jit
@@ -332,6 +364,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         stat[7] = max(stat[7], -con_gap[i])
     if int(prm[12]) == NO_SLIP:
         k = keep_touching(k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+    record_contacts(stat, k, con_point, con_normal)
     nl = fa.shape[0]
     nb = row[nl]
     for m in range(nv):
@@ -447,6 +480,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                 lam[idx[r]] = lams[r]
             apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
                            nn, row_node, row_coef, lam, qm)
+            record_impulses(stat, nb, k, lam, con_frame)
             row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
                               node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
     # 4. the step LCP (Eq. 53)
@@ -476,6 +510,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             stat[1] += 1.0
     apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim, nn,
                    row_node, row_coef, lam, qdn)
+    record_impulses(stat, nb, k, lam, con_frame)
     # 5. positions; free joints' velocities rewritten in their new body axes
     step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):

@@ -10,7 +10,7 @@ from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
 __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "contact_options", "contact_rollout", "contact_kernel",
-           "contact_record", "contact_failure"]
+           "contact_columns", "contact_record", "contact_failure"]
 
 CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
@@ -77,8 +77,24 @@ def contact_buffers(d) -> tuple:
     return d.gR, d.gp, d.con_geom, d.con_body, d.con_point, d.con_normal, d.con_gap, d.con_mu, d.con_eps
 
 
+def contact_columns(model, record: bool) -> int:
+    """Columns of the kernel's per-step rows: the statistics, then with ``record`` room for every contact the
+    model's pairs can produce (:data:`soadyn._kernels.contact_sim.RECORD` columns each)."""
+    return CONTACT_STATS + (_kc.RECORD * model.ncon_max if record else 0)
+
+
 def contact_record(sim, traj, stats: np.ndarray) -> None:
-    """Attach the per-step contact statistics to ``traj`` and summarize them in ``traj.stats``."""
+    """Attach the per-step contact statistics (and recorded contacts) to ``traj`` and summarize them in
+    ``traj.stats``."""
+    if stats.shape[1] > CONTACT_STATS:
+        rec = stats[:, CONTACT_STATS:].reshape(stats.shape[0], -1, _kc.RECORD)
+        found = ~np.isnan(rec[:, :, 0])  # each step's contacts come first
+        rows = rec[found]
+        traj.contact_count = found.sum(axis=1).astype(np.int64)
+        traj.contact_point = np.ascontiguousarray(rows[:, 0:3])
+        traj.contact_normal = np.ascontiguousarray(rows[:, 3:6])
+        traj.contact_force = np.ascontiguousarray(rows[:, 6:9] / sim.dt)
+        stats = stats[:, :CONTACT_STATS]
     traj.contact_stats = np.ascontiguousarray(stats)
     c = sim.contact
     n = stats.shape[0]

@@ -1,11 +1,14 @@
 """What a replay shows at each of its frames: the recorded state nearest to the frame's time, the body
-poses of that state (forward kinematics), its contact points (collision detection) and contact forces.
+poses of that state (forward kinematics), its contact points and contact forces.
 
-Contact forces are not recorded by the simulation kernel; the replay re-solves the contact step of Jain
-2014 Eq. 53 (the OS formulation, :func:`soadyn.contact.formulations.solve`) at each shown state with the
-run's time step and friction pyramid, and draws the force on body A, ``F / dt`` (normal and friction). The
-applied joint forces of the run are not saved with it: pass them as ``tau`` (constant or one row per
-state) when the run was driven; the default, zero, is exact for passive runs (the demo).
+A run rolled out with ``record_contacts=True`` carries the contacts the simulation kernel solved at each
+step (:meth:`soadyn.Trajectory.contacts`): the replay draws those, the points and the force on body A of
+the step that starts at the shown state (collisions included). For other runs (and runs made outside the
+simulator) the replay detects the contacts at each shown state and re-solves the contact step of Jain 2014
+Eq. 53 (the OS formulation, :func:`soadyn.contact.formulations.solve`) with the run's time step and
+friction pyramid, drawing ``F / dt`` (normal and friction); the applied joint forces are not saved with a
+run: pass them as ``tau`` (constant or one row per state) when the run was driven; the default, zero, is
+exact for passive runs.
 """
 
 from __future__ import annotations
@@ -96,6 +99,11 @@ def timeline(scene: Scene, traj, fps: float = DEFAULT_FPS, contacts: bool = True
     body = np.array([scene.body_poses(traj.q[k]) for k in index]).reshape(len(index), model.nb, 4, 4)
     if not contacts or model.ng == 0:
         return Timeline(times, index, body, None, None)
+    if traj.contact_count is not None and traj.contact_count.shape[0] > 0:  # recorded by the kernel
+        steps = [min(int(k), traj.contact_count.shape[0] - 1) for k in index]
+        recorded = [traj.contacts(n) for n in steps]
+        return Timeline(times, index, body, [p.copy() for p, _, _ in recorded],
+                        [f.copy() for _, _, f in recorded] if forces else None)
     if tau is None:
         tau = np.zeros((1, model.nv))
     else:
