@@ -14,7 +14,8 @@ from .data import Data
 from .dynamics import (aba, aba_batch, crba, difference, fk, frame_bias_acceleration, frame_jacobian, frame_pose,
                        frame_velocity, integrate, minv, rnea, rnea_batch)
 from .lcp import LCPError
-from .model import Model, ModelBuilder, ModelError
+from .builder import ModelBuilder
+from .model import Model, ModelError
 from .osim import SingularCompliance, operational_space_dynamics, osim, osim_inv
 from .spatial import Inertia, Transform
 from .sim import Simulator, Trajectory, energy

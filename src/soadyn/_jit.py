@@ -13,3 +13,52 @@ parallel_jit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=
 """The same options with ``parallel=True``, for the ``*_batch`` kernels that use ``prange``."""
 
 prange = numba.prange
+
+
+# ------------------------------------------------------------------------------------- flat-buffer views
+from numba import types as _types  # noqa: E402
+from numba.core import cgutils as _cgutils  # noqa: E402
+from numba.core.imputils import impl_ret_borrowed as _impl_ret_borrowed  # noqa: E402
+from numba.extending import intrinsic as _intrinsic  # noqa: E402
+from numba.np.arrayobj import make_array as _make_array, populate_array as _populate_array  # noqa: E402
+
+
+@_intrinsic
+def view(typingctx, buf, offset, shape):
+    """``view(buf, offset, shape)``: the C-contiguous array of ``shape`` (an int or a tuple of ints) that
+    starts at ``buf[offset]`` of the 1-D C-contiguous ``buf``, sharing its memory (read-only if ``buf`` is).
+    NumPy's ``buf[offset:offset + size].reshape(shape)`` without its run-time reshape call: a view costs a
+    few instructions, which is what lets a kernel read a packed Model or Data under its field names
+    (docs/architecture.md, Model and Data). No bounds check: the offsets come from the packing code."""
+    if not (isinstance(buf, _types.Array) and buf.ndim == 1 and buf.layout == "C"):
+        return None
+    if isinstance(shape, _types.Integer):
+        ndim = 1
+    elif isinstance(shape, _types.BaseTuple) and all(isinstance(s, _types.Integer) for s in shape):
+        ndim = len(shape)
+    else:
+        return None
+    sig = _types.Array(buf.dtype, ndim, "C", readonly=not buf.mutable)(buf, offset, shape)
+
+    def codegen(context, builder, sig, args):
+        bufty, offty, shty = sig.args
+        src = _make_array(bufty)(context, builder, args[0])
+        if isinstance(shty, _types.Integer):
+            dims = [context.cast(builder, args[2], shty, _types.intp)]
+        else:
+            dims = [context.cast(builder, v, t, _types.intp) for v, t in zip(_cgutils.unpack_tuple(builder, args[2]), shty)]
+        itemsize = context.get_abi_sizeof(context.get_data_type(bufty.dtype))
+        strides = [None] * ndim
+        acc = context.get_constant(_types.intp, itemsize)
+        for d in range(ndim - 1, -1, -1):
+            strides[d] = acc
+            acc = builder.mul(acc, dims[d])
+        data = builder.gep(src.data, [context.cast(builder, args[1], offty, _types.intp)])
+        out = _make_array(sig.return_type)(context, builder)
+        intp_t = context.get_value_type(_types.intp)
+        _populate_array(out, data=data, shape=_cgutils.pack_array(builder, dims, intp_t),
+                        strides=_cgutils.pack_array(builder, strides, intp_t),
+                        itemsize=context.get_constant(_types.intp, itemsize), meminfo=src.meminfo, parent=src.parent)
+        return _impl_ret_borrowed(context, builder, sig.return_type, out._getvalue())
+
+    return sig, codegen

@@ -31,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
-from .model import Model, ModelBuilder, ModelError
+from .builder import ModelBuilder
+from .model import Model, ModelError
 from .spatial import Inertia, Transform, quats_to_rots, rot_to_quat
 
 __all__ = ["fully_augmented", "fa_state", "fa_forces", "fa_spring_forces", "hinge_constraint_rows", "FA_STATE_TOL"]

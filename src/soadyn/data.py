@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._kernels import layout
+
 if TYPE_CHECKING:
     from .model import Model
 
@@ -17,96 +19,54 @@ class Data:
     """Workspace of a :class:`~soadyn.model.Model`; create with ``model.data()``."""
 
     def __init__(self, model: "Model"):
-        nb, nv = model.nb, model.nv
-        z = np.zeros
         self.model = model  # the model this workspace belongs to (checked by every wrapper)
-        # inputs, copied here by the wrappers before each kernel call
-        self.q = model.neutral_q()  # (nq,)
-        self.qd = z(nv)  # (nv,)
-        self.qdd_in = z(nv)  # (nv,) rnea input accelerations
-        self.tau_in = z(nv)  # (nv,) aba input torques
-        self.fext = z((nb, 6))  # (nb, 6) body-frame external forces
-        self.fext_zero = z((nb, 6))  # (nb, 6) stays zero: the "no external force" argument
-        # fk: joint and body transforms, motion subspaces, world poses, velocities
-        self.X_E = z((nb, 3, 3))  # ^iX_parent, rotation
-        self.X_r = z((nb, 3))  # ^iX_parent, translation
-        self.S = np.array(model.dof_S)  # motion subspace columns at q (body frame; UNIVERSAL rows vary)
-        self.oR = z((nb, 3, 3))  # body orientation in the world
-        self.op = z((nb, 3))  # body origin in the world
-        self.v = z((nb, 6))  # body spatial velocity (body frame)
-        self.c = z((nb, 6))  # velocity-product acceleration v x (S qd) + Sdot qd
-        self.vJ = z(6)  # scratch
-        # rnea
-        self.a = z((nb, 6))  # body spatial accelerations (also aba)
-        self.f = z((nb, 6))  # body spatial forces
-        self.tau = z(nv)  # output joint forces
-        # world-frame quantities (crba, minv, osim): coordinates of the world, about its origin
-        self.oS = z((nv, 6))  # motion subspaces
-        self.oI = z((nb, 6, 6))  # body inertias
-        self.oIA = z((nb, 6, 6))  # composite (crba) or articulated (minv, osim) inertias
-        self.oU = z((nv, 6))  # U = oIA oS
-        # crba
-        self.M = z((nv, nv))  # joint-space inertia matrix
-        # aba (articulated-body factors, reused by osim)
-        self.IA = z((nb, 6, 6))  # articulated-body inertias (Jain's P)
-        self.pA = z((nb, 6))  # articulated bias forces
-        self.U = z((nv, 6))  # U = IA S (per dof)
-        self.D = z((nb, 6, 6))  # D = S^T IA S (nv_i x nv_i blocks)
-        self.Dinv = z((nb, 6, 6))  # D^-1
-        self.u = z(nv)  # u = tau - S^T pA
-        self.qdd = z(nv)  # output accelerations
-        # minv
-        self.Fm = z((nb, nv, 6))  # bias forces of the unit torques (world frame), per column
-        self.Am = z((nb, nv, 6))  # accelerations of the unit torques (world frame), per column
-        self.Minv = z((nv, nv))  # inverse joint-space inertia matrix
-        # frames: Jacobian, pose, velocity, bias acceleration
-        self.J = z((6, nv))  # frame Jacobian (world-aligned, then optionally rotated)
-        self.frame_R = z((3, 3))  # last frame's world orientation
-        self.frame_p = z(3)  # last frame's world position
-        self.frame_v = z(6)  # last frame's spatial velocity (frame coordinates)
-        self.frame_h = z(6)  # last frame's bias acceleration Jdot qd (frame coordinates)
-        self.h = z((nb, 6))  # body bias accelerations (Chang-Khatib Eq. 28)
-        # derivatives (soadyn.derivatives): world-frame passes of Carpentier & Mansard 2018
-        self.deriv_bw = z((3, nb, 6))  # world velocity, acceleration, (composite) force per body
-        self.deriv_dw = z((7, nv, 6))  # per dof: Sdot, dV/dq, dA/dq, dA/dqd, Ic S, Bc^T S, scratch
-        self.deriv_B = z((nb, 6, 6))  # (composite) d(V x* I V)/dV terms
-        self.dtau_dq = z((nv, nv))  # rnea partial derivatives (tangent space)
-        self.dtau_dqd = z((nv, nv))
-        self.dqdd_dq = z((nv, nv))  # aba partial derivatives
-        self.dqdd_dqd = z((nv, nv))
-        self.dJ = z((6, nv))  # frame Jacobian time variation
-        # osim: operational space compliance (Jain 2014 Appendix)
-        self.node_count = np.zeros(nb, dtype=np.int64)  # nodes in each subtree
-        self.node_cpar = np.zeros(nb, dtype=np.int64)  # nearest node-tree vertex ancestor
-        self.node_vid = np.zeros(nb, dtype=np.int64)  # node-tree vertex index (-1: not a vertex)
-        self.Ups = z((nb, 6, 6))  # Upsilon(i) = Omega(i, i), Jain 2014 Eq. 68
-        self.Psi = z((nb, 6, 6))  # psi products along node-tree edges
+        # every array below is a view of data_int or data_float, at the offsets the model's header gives
+        # (soadyn._kernels.layout.DATA_FLOAT, DATA_INT, in this order); kernels take the two buffers.
+        di, df, views = layout.data_views(model.model_int, model.sizes)
+        self.data_int = di  # every int64 array, packed
+        self.data_float = df  # every float64 array, packed
+        for name, a in views.items():
+            object.__setattr__(self, name, a)
+        # inputs, copied here by the wrappers that need a state in Data:
+        #   q (nq,), qd (nv,), qdd_in (nv,) rnea input accelerations, tau_in (nv,) aba input torques,
+        #   fext (nb, 6) body-frame external forces, fext_zero (nb, 6) stays zero: "no external force"
+        self.q[:] = model.neutral_q()
+        # fk: X_E, X_r (nb, 3, 3), (nb, 3) ^iX_parent; S (nv, 6) motion subspaces at q (body frame; UNIVERSAL
+        #   rows vary); oR, op (nb, 3, 3), (nb, 3) world poses; v (nb, 6) body spatial velocities; c (nb, 6)
+        #   velocity-product accelerations v x (S qd) + Sdot qd; vJ (6,) scratch
+        self.S[:] = model.dof_S
+        # rnea: a (nb, 6) body accelerations (also aba), f (nb, 6) body forces, tau (nv,) output
+        # world-frame quantities (crba, minv, osim), world coordinates about its origin: oS (nv, 6) motion
+        #   subspaces, oI (nb, 6, 6) body inertias, oIA (nb, 6, 6) composite (crba) or articulated (minv,
+        #   osim) inertias, oU (nv, 6) = oIA oS
+        # crba: M (nv, nv)
+        # aba (articulated-body factors, reused by osim): IA (nb, 6, 6) articulated inertias (Jain's P),
+        #   pA (nb, 6) bias forces, U (nv, 6) = IA S per dof, D, Dinv (nb, 6, 6) nv_i x nv_i blocks of
+        #   S^T IA S and its inverse, u (nv,) = tau - S^T pA, qdd (nv,) output
+        # minv: Fm, Am (nb, nv, 6) bias forces and accelerations of the unit torques (world frame), per
+        #   column; Minv (nv, nv) output; Wk (6, nv) scratch
+        # frames: J (6, nv) Jacobian; frame_R (3, 3), frame_p (3,), frame_v (6,), frame_h (6,) the last
+        #   frame's world pose, spatial velocity and bias acceleration Jdot qd (frame coordinates);
+        #   h (nb, 6) body bias accelerations (Chang-Khatib Eq. 28)
+        # derivatives (soadyn.derivatives), world-frame passes of Carpentier & Mansard 2018: deriv_bw (3, nb, 6)
+        #   world velocity, acceleration, (composite) force per body; deriv_dw (7, nv, 6) per dof: Sdot, dV/dq,
+        #   dA/dq, dA/dqd, Ic S, Bc^T S, scratch; deriv_B (nb, 6, 6) (composite) d(V x* I V)/dV terms;
+        #   dtau_dq, dtau_dqd (nv, nv) rnea partials (tangent space); dqdd_dq, dqdd_dqd (nv, nv) aba partials;
+        #   dJ (6, nv) frame Jacobian time variation
+        # osim (Jain 2014 Appendix): node_count, node_cpar, node_vid (nb,) int: nodes in each subtree,
+        #   nearest node-tree vertex ancestor, vertex index (-1: none); Ups (nb, 6, 6) Upsilon(i) =
+        #   Omega(i, i) (Jain 2014 Eq. 68); Psi (nb, 6, 6) psi products along node-tree edges
         self.node_sets = {}  # cached node descriptions, keyed by (frames, dims)
-        # loops: closure constraints (soadyn.loops)
-        nl, nc = model.nl, model.nc
-        self.loop_R = z((nl, 3, 3))  # frame A orientations
-        self.loop_p = z((nl, 3))  # frame A positions
-        self.loop_Q = z((nl, 6, 6))  # constrained directions at q (universal rows vary)
-        self.loop_K = z((nc, nc))  # Schur complement G_c M^-1 G_c^T
-        self.loop_f = z((nb, 6))  # body forces of the multipliers
-        self.loop_phi = z(nc)  # position errors
-        self.loop_cv = z(nc)  # constraint velocities G_c qd
-        self.loop_gamma = z(nc)  # acceleration-level violation of the free motion (+ stabilization)
-        self.loop_lambda = z(nc)  # Lagrange multipliers
-        self.loop_G = z((nc, nv))  # constraint Jacobian
-        self.loop_info = np.zeros(2, dtype=np.int64)  # (rank of K, 1 if K was singular)
-        # contact: geom world poses and the contacts of soadyn.contact.collide (capacity model.ncon_max)
-        ng, K = model.ng, model.ncon_max
-        self.gR = z((ng, 3, 3))  # geom orientations in the world (columns = geom axes)
-        self.gp = z((ng, 3))  # geom origins in the world
-        self.con_geom = np.zeros((K, 2), dtype=np.int64)  # geom pair (a, b) of each contact
-        self.con_body = np.zeros((K, 2), dtype=np.int64)  # their bodies (-1 world)
-        self.con_point = z((K, 3))  # world contact points
-        self.con_normal = z((K, 3))  # unit normals from geom b to geom a (world)
-        self.con_gap = z(K)  # signed distances (negative: penetration)
-        self.con_mu = z(K)  # friction coefficients
-        self.con_eps = z(K)  # restitution coefficients
-        self.ncon = np.zeros(1, dtype=np.int64)  # contacts found by the last detection
+        # loops (soadyn.loops), nl loops with nc rows: loop_R (nl, 3, 3), loop_p (nl, 3) frame A poses;
+        #   loop_Q (nl, 6, 6) constrained directions at q; loop_K (nc, nc) Schur complement G M^-1 G^T;
+        #   loop_f (nb, 6) body forces of the multipliers; loop_phi, loop_cv, loop_gamma, loop_lambda (nc,)
+        #   position errors, constraint velocities, acceleration-level violation, multipliers;
+        #   loop_G (nc, nv) constraint Jacobian; loop_info (2,) int (rank of K, 1 if K was singular)
+        # contact (capacity K = model.ncon_max): gR (ng, 3, 3), gp (ng, 3) geom world poses (columns = geom
+        #   axes); con_geom, con_body (K, 2) int geom pair (a, b) and their bodies (-1 world); con_point,
+        #   con_normal (K, 3) world points and unit normals from b to a; con_gap (K,) signed distances;
+        #   con_mu, con_eps (K,) friction and restitution; ncon (1,) int contacts of the last detection
+        # scratch (4, 6, 6): kernel scratch space
 
     def __setattr__(self, name: str, value) -> None:
         """The arrays are allocated once for the model and handed to the kernels as they are: rebinding one

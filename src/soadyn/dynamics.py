@@ -1,9 +1,12 @@
 """Public tree dynamics: forward kinematics, frame poses, Jacobians and bias accelerations, RNEA, CRBA,
 ABA, the recursive M^-1, batches and configuration-space integration.
 
-Each function validates its inputs, copies them into ``data`` and makes one kernel call; it returns its
-main result as a view into ``data`` (overwritten by the next call), except the batch functions, which
-return new arrays. Bad input raises ``ValueError`` naming the argument.
+Each function checks its inputs in O(1) (type, shape; finiteness and unit quaternions are checked in the
+kernel), passes arrays that are already float64, C-contiguous and writeable to the kernel as they are
+(anything else is converted once) and makes one kernel call with the packed Model and Data buffers
+(docs/architecture.md, Kernels); it returns its main result as a view into ``data`` (overwritten by the
+next call), except the batch functions, which return new arrays. Bad input raises ``ValueError`` naming
+the argument.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
+from ._kernels import batch as _kb
 from ._kernels import frames as _kf
 from ._kernels import joints as _kj
 from ._kernels import tree as _kt
@@ -44,12 +48,14 @@ def as_array(x, shape: tuple, name: str) -> np.ndarray:
 
 
 def kernel_array(x, shape: tuple, name: str) -> np.ndarray:
-    """``x`` checked as by :func:`as_array`, as a C-contiguous, writeable float64 array (a copy when
-    needed): the one array form the kernels are compiled for."""
-    a = as_array(x, shape, name)
-    if a.flags.c_contiguous and a.flags.writeable:
-        return a
-    return np.array(a, dtype=np.float64, order="C")
+    """``x`` as the kernels take it: the array itself when it is float64, of ``shape``, C-contiguous,
+    aligned and writeable (checked in O(1), nothing copied); otherwise a converted copy: the one array
+    form the kernels are compiled for, so no input compiles a second signature."""
+    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == shape:
+        fl = x.flags
+        if fl.c_contiguous and fl.writeable and fl.aligned:
+            return x
+    return np.array(as_array(x, shape, name), dtype=np.float64, order="C")
 
 
 def copy_in(x, out: np.ndarray, name: str) -> np.ndarray:
@@ -68,7 +74,7 @@ def external_forces(model: Model, data: Data, f_ext) -> np.ndarray:
         for key, val in f_ext.items():
             data.fext[model.body_id(key)] = as_array(val, (6,), f"f_ext[{key!r}]")
         return data.fext
-    return copy_in(f_ext, data.fext, "f_ext")
+    return kernel_array(f_ext, data.fext.shape, "f_ext")
 
 
 def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ext")) -> None:
@@ -95,6 +101,9 @@ def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ex
                                      f"has norm {n:.6g}; unit quaternions [x, y, z, w] are required "
                                      f"(tolerance {_kj.QUAT_NORM_TOL}, normalized on use)")
         raise ValueError(f"{names[0]}: a quaternion is not of unit norm")
+    if code == _kj.NOT_FINITE:
+        raise ValueError(f"{names[4] if len(names) > 4 else 'result'}: the result is not finite although the inputs "
+                         "are: they are too large for float64 arithmetic (velocity products overflow)")
     if code == _kj.SINGULAR:
         raise ValueError(f"mass matrix is singular: joint {model.jnt_names[body]!r} (body {model.body_names[body]!r}) "
                          "moves a subtree without inertia along one of its axes (its articulated inertia is not "
@@ -122,10 +131,12 @@ def _check_data(model: Model, data: Data) -> None:
         raise ValueError("data: not a Data of this model (create it with model.data())")
 
 
-def _reference(reference: str) -> bool:
+def _reference(reference: str) -> int:
+    if reference == "local":
+        return 1
     if reference not in REFERENCES:
         raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
-    return reference == "local"
+    return 0
 
 
 def copy_state(model: Model, data: Data, q, qd=None) -> None:
@@ -145,8 +156,7 @@ def fk(model: Model, data: Data, q, qd=None):
     if coupled(model):
         return model.coupled_call("fk", data, q, qd)
     copy_state(model, data, q, qd)
-    st = _kf.fk(*model._tree, data.q, data.qd, data.X_E, data.X_r, data.S, data.c,
-                data.vJ, data.oR, data.op, data.v)
+    st = _kf.fk(model.model_int, model.model_float, data.data_float, data.q, data.qd)
     check_status(st, model, data.q)
     return data.oR, data.op
 
@@ -172,30 +182,24 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
     coordinates (``reference="local"``) or world-aligned axes (``"world_aligned"``). Returns ``data.J``."""
     if coupled(model):
         return model.coupled_call("frame_jacobian", data, q, frame, reference)
-    _check_data(model, data)
+    if getattr(data, "model", None) is not model:
+        _check_data(model, data)
     local = _reference(reference)
     f = model.frame_id(frame)
-    copy_in(q, data.q, "q")
-    st = _kf.frame_jacobian_world_aligned(
-        *model._tree, data.q, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-        data.X_E, data.X_r, data.S, data.oR, data.op, data.frame_R, data.frame_p, data.J)
-    check_status(st, model, data.q)
-    if local:
-        Rt = data.frame_R.T
-        data.J[:3] = Rt @ data.J[:3]
-        data.J[3:] = Rt @ data.J[3:]
+    q = kernel_array(q, (model.nq,), "q")
+    st = _kf.frame_jacobian(model.model_int, model.model_float, data.data_float, q, f, local)
+    if st:
+        check_status(st, model, q)
     return data.J
 
 
 def _frame_motion(model: Model, data: Data, q, qd, frame) -> None:
     _check_data(model, data)
     f = model.frame_id(frame)
-    copy_in(q, data.q, "q")
-    copy_in(qd, data.qd, "qd")
-    st = _kf.frame_motion(*model._tree, data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-                          data.X_E, data.X_r, data.S, data.v, data.c, data.h, data.vJ,
-                          data.oR, data.op, data.frame_R, data.frame_p, data.frame_v, data.frame_h)
-    check_status(st, model, data.q)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, (model.nv,), "qd")
+    st = _kf.frame_motion(model.model_int, model.model_float, data.data_float, q, qd, f)
+    check_status(st, model, q)
 
 
 def frame_velocity(model: Model, data: Data, q, qd, frame, reference: str = "local") -> np.ndarray:
@@ -233,15 +237,17 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_i J_i^T f_ext_i``. Returns ``data.tau`` (nv,)."""
     if coupled(model):
         return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
-    _check_data(model, data)
-    copy_in(q, data.q, "q")
-    copy_in(qd, data.qd, "qd")
-    copy_in(qdd, data.qdd_in, "qdd")
-    fext = external_forces(model, data, f_ext)
-    st = _kt.rnea(*model._tree, data.q, data.qd, data.qdd_in, fext, model.gravity_accel,
-                  data.X_E, data.X_r, data.S, data.v, data.c, data.a, data.f, data.tau)
-    check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
-    return finite_result(data.tau, "rnea")
+    if getattr(data, "model", None) is not model:
+        _check_data(model, data)
+    nv = (model.nv,)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, nv, "qd")
+    qdd = kernel_array(qdd, nv, "qdd")
+    fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
+    st = _kt.rnea(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    if st:
+        check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea"))
+    return data.tau
 
 
 def crba(model: Model, data: Data, q) -> np.ndarray:
@@ -249,11 +255,12 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
     Returns ``data.M`` (nv, nv)."""
     if coupled(model):
         return model.coupled_call("crba", data, q)
-    _check_data(model, data)
-    copy_in(q, data.q, "q")
-    st = _kt.crba(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS,
-                  data.oIA, data.M)
-    check_status(st, model, data.q)
+    if getattr(data, "model", None) is not model:
+        _check_data(model, data)
+    q = kernel_array(q, (model.nq,), "q")
+    st = _kt.crba(model.model_int, model.model_float, data.data_float, q)
+    if st:
+        check_status(st, model, q)
     return data.M
 
 
@@ -262,16 +269,17 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     ``qdd = M^-1 (tau - C qd - g + sum_i J_i^T f_ext_i)``. Returns ``data.qdd`` (nv,)."""
     if coupled(model):
         return model.coupled_call("aba", data, q, qd, tau, f_ext)
-    _check_data(model, data)
-    copy_in(q, data.q, "q")
-    copy_in(qd, data.qd, "qd")
-    copy_in(tau, data.tau_in, "tau")
-    fext = external_forces(model, data, f_ext)
-    st = _kt.aba(*model._tree, data.q, data.qd, data.tau_in, fext, model.gravity_accel,
-                 data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U,
-                 data.D, data.Dinv, data.u, data.a, data.qdd)
-    check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
-    return finite_result(data.qdd, "aba")
+    if getattr(data, "model", None) is not model:
+        _check_data(model, data)
+    nv = (model.nv,)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, nv, "qd")
+    tau = kernel_array(tau, nv, "tau")
+    fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
+    st = _kt.aba(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    if st:
+        check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba"))
+    return data.qdd
 
 
 def minv(model: Model, data: Data, q) -> np.ndarray:
@@ -279,12 +287,12 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     dense matrix. Returns ``data.Minv`` (nv, nv)."""
     if coupled(model):
         return model.coupled_call("minv", data, q)
-    _check_data(model, data)
-    copy_in(q, data.q, "q")
-    st = _kt.minv(*model._tree, model.body_subtree_end, data.q, data.X_E, data.X_r,
-                  data.S, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.D, data.Dinv, data.Fm, data.Am,
-                  data.Minv)
-    check_status(st, model, data.q)
+    if getattr(data, "model", None) is not model:
+        _check_data(model, data)
+    q = kernel_array(q, (model.nq,), "q")
+    st = _kt.minv(model.model_int, model.model_float, data.data_float, q)
+    if st:
+        check_status(st, model, q)
     return data.Minv
 
 
@@ -325,9 +333,9 @@ def aba_batch(model: Model, Q, QD, TAU) -> np.ndarray:
     Q, QD, TAU, K, nchunks = batch_inputs(model, Q, QD, TAU, "TAU")
     QDD = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
-    _kt.aba_batch(*model._tree, Q, QD, TAU, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, QDD, status)
-    batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
-    return finite_result(QDD, "aba_batch")
+    _kb.aba_batch(model.model_int, model.model_float, Q, QD, TAU, nchunks, QDD, status)
+    batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext", "aba_batch"))
+    return QDD
 
 
 def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
@@ -337,9 +345,9 @@ def rnea_batch(model: Model, Q, QD, QDD) -> np.ndarray:
     Q, QD, QDD, K, nchunks = batch_inputs(model, Q, QD, QDD, "QDD")
     TAU = np.empty((K, model.nv))
     status = np.zeros(K, dtype=np.int64)
-    _kt.rnea_batch(*model._tree, Q, QD, QDD, np.zeros((model.nb, 6)), model.gravity_accel, nchunks, TAU, status)
-    batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
-    return finite_result(TAU, "rnea_batch")
+    _kb.rnea_batch(model.model_int, model.model_float, Q, QD, QDD, nchunks, TAU, status)
+    batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext", "rnea_batch"))
+    return TAU
 
 
 # ----------------------------------------------------------------------------------- configuration space

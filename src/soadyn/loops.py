@@ -66,7 +66,7 @@ def _frame(model: Model, ref, loop: str, role: str) -> int:
 
 def with_loops(model: Model, specs) -> Model:
     """``model`` with the loops ``specs`` = [(name, frame_a, frame_b, kind, axis, axis2)] (see
-    :meth:`soadyn.model.ModelBuilder.add_loop`)."""
+    :meth:`soadyn.builder.ModelBuilder.add_loop`)."""
     names, fa, fb, kinds, sels, dims, ax1, ax2 = [], [], [], [], [], [], [], []
     for name, frame_a, frame_b, kind, axis, axis2 in specs:
         a = model.nf if frame_a == "world" else _frame(model, frame_a, name, "frame_a")

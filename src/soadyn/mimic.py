@@ -218,7 +218,7 @@ def _factor(model, data, q) -> np.ndarray:
 
 
 def _massless(model):
-    from .model import singular_mass_joints
+    from .builder import singular_mass_joints
 
     return [n for n in singular_mass_joints(model.tree) if n in model.jnt_names]
 

@@ -16,10 +16,10 @@ import scipy.linalg
 
 from ._kernels import osim as _ko
 from .data import Data
-from .dynamics import _check_data, _reference, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, minv, rnea
+from .dynamics import _check_data, _reference, check_status, copy_in, coupled, kernel_array, frame_bias_acceleration, frame_jacobian, minv, rnea
 from .model import Model
 
-__all__ = ["NodeSet", "node_set", "osim_inv", "osim", "OSDynamics", "operational_space_dynamics",
+__all__ = ["NodeSet", "node_set", "pack_nodes", "osim_inv", "osim", "OSDynamics", "operational_space_dynamics",
            "SingularCompliance"]
 
 METHODS = ("jain", "chang_khatib")
@@ -50,6 +50,24 @@ class NodeSet:
     row: np.ndarray  # (n + 1,) int64 row offsets
     rotatable: bool  # every node is a full 6-row or a 3-row point node
     m: int  # rows of Lambda^-1
+    node_int: np.ndarray = None  # [body, dim, row] packed for the kernel (soadyn._kernels.osim.osim_inv)
+    node_float: np.ndarray = None  # [E, r, sel] packed, then kernel scratch for the nodes' world transforms
+
+    def __post_init__(self):
+        node_int, node_float = pack_nodes(self.body, self.E, self.r, self.sel, self.dim, self.row)
+        object.__setattr__(self, "node_int", node_int)
+        object.__setattr__(self, "node_float", node_float)
+
+
+def pack_nodes(body, E, r, sel, dim, row) -> tuple[np.ndarray, np.ndarray]:
+    """``(node_int, node_float)``: n nodes as the kernel ``soadyn._kernels.osim.osim_inv`` takes them,
+    ``[body (n), dim (n), row (n + 1)]`` and ``[E (n, 3, 3), r (n, 3), sel (n, 6, 6)]`` followed by the
+    kernel's scratch for the nodes' world transforms (12 n)."""
+    n = len(body)
+    node_int = np.concatenate([np.asarray(body).ravel(), np.asarray(dim).ravel(), np.asarray(row).ravel()])
+    node_float = np.concatenate([np.asarray(E, dtype=np.float64).ravel(), np.asarray(r, dtype=np.float64).ravel(),
+                                 np.asarray(sel, dtype=np.float64).ravel(), np.zeros(12 * n)])
+    return node_int.astype(np.int64), node_float
 
 
 def _selection(d, what: str) -> np.ndarray:
@@ -137,18 +155,17 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     ns = node_set(model, data, frames, dims)
     if not local and not ns.rotatable:
         raise ValueError("reference='world_aligned' needs 6-row or 3-row (point) nodes, not custom selections")
-    copy_in(q, data.q, "q")
+    q = kernel_array(q, (model.nq,), "q")
     Linv = np.empty((ns.m, ns.m))
     if method == "jain":
-        st = _ko.osim_inv(*model._tree, data.q, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
-                          data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
-                          data.oIA, data.oU, data.D, data.Dinv, data.node_count, data.node_cpar, data.node_vid,
-                          data.Ups, data.Psi, Linv)
+        st = _ko.osim_inv(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                          ns.node_float, Linv)
     else:
-        st = _ko.osim_inv_paths(*model._tree, model.body_subtree_end, data.q, ns.body, ns.E, ns.r, ns.sel,
+        st = _ko.osim_inv_paths(*model._tree, model.body_subtree_end, q, ns.body, ns.E, ns.r, ns.sel,
                                 ns.dim, ns.row, data.X_E, data.X_r, data.S, data.oR,
                                 data.op, data.IA, data.U, data.D, data.Dinv, data.Ups, Linv)
-    check_status(st, model, data.q)
+    if st:
+        check_status(st, model, q)
     if not local:
         R = _world_rotation(ns, data)
         Linv = R @ Linv @ R.T

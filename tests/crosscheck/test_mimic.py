@@ -114,7 +114,7 @@ def test_mimic_model_matches_pinocchio(urdf):
     except (RuntimeError, ValueError):  # Pinocchio wants primaries before their mimics (talos)
         pmimic = None
     ct, data, pdt = Coords(tree, ptree), model.data(), ptree.createData()
-    singular = bool(sd.model.singular_mass_joints(model.tree))
+    singular = bool(sd.builder.singular_mass_joints(model.tree))
     rng = np.random.default_rng(len(urdf))
     q, qd, qdd, tau = model.random_q(rng), *rng.normal(size=(3, model.nv))
     qt = q_tree(q)

@@ -108,7 +108,7 @@ def test_robot_matches_pinocchio(urdf, floating):
     _share_repaired_inertias(model, pmodel, repaired, where)
     c = Coords(model, pmodel)
     data, pdata = model.data(), pmodel.createData()
-    singular = sd.model.singular_mass_joints(model)
+    singular = sd.builder.singular_mass_joints(model)
     frames = [(f, _frame_name(model, pmodel, f)) for f in range(pmodel.nframes)
               if pmodel.frames[f].type == pin.FrameType.BODY and _frame_name(model, pmodel, f) != "world"]
     rng = np.random.default_rng(len(urdf) + floating)

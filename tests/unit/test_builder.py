@@ -8,7 +8,8 @@ import pytest
 
 import soadyn as sd
 import soadyn.joints as J
-from soadyn.model import ModelBuilder, ModelError
+from soadyn.builder import ModelBuilder
+from soadyn.model import ModelError
 from soadyn.spatial import Inertia, Transform, quat_to_rot, rot_axis
 from tests.support import ALGORITHMS, SAME_MATH, assert_close
 
@@ -85,7 +86,7 @@ def _singular_model_works_except_forward_dynamics(b: ModelBuilder, joint: str) -
     """Loads with a warning naming ``joint``; kinematics, rnea and crba work; aba and minv raise naming it."""
     with pytest.warns(UserWarning, match=f"joint {joint!r} moves a subtree without inertia"):
         model = b.finalize()
-    assert sd.model.singular_mass_joints(model) == [joint]
+    assert sd.builder.singular_mass_joints(model) == [joint]
     data, q = model.data(), model.neutral_q()
     z = np.zeros(model.nv)
     M = sd.crba(model, data, q)
@@ -112,7 +113,7 @@ def test_point_mass_on_revolute_axis_is_singular_but_offset_is_not():
         b.add_body("a", "world", J.Revolute((0, 0, 1)), inertia=Inertia(1.0, com, np.zeros((3, 3))),
                    joint_name="a_joint")
         if ok:
-            assert sd.model.singular_mass_joints(b.finalize()) == []
+            assert sd.builder.singular_mass_joints(b.finalize()) == []
         else:
             _singular_model_works_except_forward_dynamics(b, "a_joint")
 

@@ -197,19 +197,36 @@ def test_bench_dynamics_quick_json(tmp_path):
     assert {"chain6", "chain30", "chain120"} <= set(models), sorted(models)
     for name, e in models.items():
         assert max(e["agreement"].values()) <= 1e-8, (name, e["agreement"])
-        for alg in ("rnea", "crba", "aba", "minv"):
+        for alg in ("rnea", "crba", "aba", "minv", "jacobian", "osim"):
             a = e["algorithms"][alg]
             for lib in ("soadyn", "pinocchio"):
                 t = a[lib]
                 assert 0 < t["min"] <= t["median"] <= t["max"] < 1.0, (name, alg, lib, t)
             assert a["ratio"] == pytest.approx(a["soadyn"]["median"] / a["pinocchio"]["median"])
             assert f"{a['ratio']:.2f}" in r.output
-        b = e["aba_batch"]
-        assert b["K"] == result["batch_K"] and b["speedup_vs_pinocchio_loop"] > 0
+        b = e["batch"]
+        assert b["K"] == result["batch_K"] and b["max_rel_error"] <= 1e-8 and "1" in b["threads"]
+        for row in b["threads"].values():
+            for alg in ("aba", "rnea"):
+                assert row[f"{alg}_ratio"] == pytest.approx(row[f"{alg}_soadyn"]["median"] /
+                                                           row[f"{alg}_pinocchio"]["median"])
     assert models["chain30"]["nv"] == 30
     for key in ("cpu", "numba", "pinocchio", "numba_threads"):
         assert result["machine"][key], key
-    assert "ratio" in r.output and "aba over K=" in r.output
+    assert "ratio" in r.output and "batches over K=" in r.output
+    if "step" in result:
+        assert result["step"]["contacts_soadyn"] == 4 and result["step"]["ratio"] > 0
+
+
+def test_bench_dynamics_callgrind_without_valgrind(monkeypatch):
+    """--callgrind on a machine without valgrind fails at once with a message naming the missing tool."""
+    pytest.importorskip("pinocchio")
+    import shutil
+
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "valgrind" else real(name, *a, **k))
+    r = invoke("bench", "dynamics", "--quick", "--callgrind")
+    assert r.exit_code != 0 and "valgrind" in r.output and "not installed" in r.output
 
 
 def test_run_osc_humanoid_writes_its_files(tmp_path):

@@ -29,7 +29,7 @@ from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_bo
                     corner_normals, emit, local_coords, segments, sphere_box, world_point)
 from .frames import frame_world_pose
 from .joints import OK, check_q
-from .tree import tree_positions, world_poses
+from .kinematics import tree_positions, world_poses
 
 from .convex import (EPA_FACES, EPA_VERTS, GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_HALFSPACE,
                      GEOM_PLANE, GEOM_SPHERE, convex_convex, is_flat)

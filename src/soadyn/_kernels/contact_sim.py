@@ -55,7 +55,8 @@ from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config, 
 from .lcp import LCP_MAX_PIVOTS, LCP_OK, mlcp, pgs
 from .loops import aba_correction, loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, start_states, step_inputs
-from .tree import aba_core, check_state, tree_velocities, world_poses
+from .articulated import aba_core
+from .kinematics import check_state, tree_velocities, world_poses
 
 NSTAT = 9
 """Columns of the per-step statistics."""

@@ -9,7 +9,8 @@ from .frames import bias_accelerations, frame_world_pose, jacobian_columns
 from .joints import BAD_IN, OK, SINGULAR_TASK, all_finite
 from .osim import node_compliance
 from .spatial import classical_acceleration, rotation_log, spd_inverse, xmotion
-from .tree import check_state, rnea_passes, tree_positions, tree_velocities, world_poses
+from .kinematics import check_state, tree_positions, tree_velocities, world_poses
+from .tree import rnea_passes
 
 
 @jit

@@ -34,7 +34,9 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange
 from .joints import OK, UNIVERSAL
 from .spatial import cross_force_add, cross_motion, mul6
-from .tree import aba_core, check_inputs, minv, tree_positions, world_inertias, world_poses, world_subspaces
+from .articulated import aba_core
+from .kinematics import check_inputs, tree_positions, world_inertias, world_poses, world_subspaces
+from .tree import minv_tree
 
 V_, A_, F_ = 0, 1, 2
 SD, DVDQ, DADQ, DADV, PS, QS, TMP = 0, 1, 2, 3, 4, 5, 6
@@ -277,7 +279,7 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                     v, c, IA, pA, U, D, Dinv, u, a, oIA, oU, Fm, Am, rtau, dtau_dq, dtau_dqd, M,
                     qdd, dqdd_dq, dqdd_dqd, Minv):
     """``qdd = aba(q, qd, tau, f_ext)`` and its partial derivatives: ``dqdd/dtau = M^-1`` (the O(n^2)
-    recursion of :func:`soadyn._kernels.tree.minv`), ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd =
+    recursion of :func:`soadyn._kernels.tree.minv_tree`), ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd =
     -M^-1 dtau/dqd`` with the RNEA derivatives taken at ``(q, qd, qdd)`` (Carpentier & Mansard 2018,
     Sec. IV-B). Outputs ``qdd`` (nv,), three (nv, nv) matrices; ``rtau`` equals ``tau`` up to round-off."""
     st = check_inputs(jtype, qadr, q, qd, tau, fext)
@@ -291,8 +293,8 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
                            q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, T[0],
                            rtau, dtau_dq, dtau_dqd, M)
-    st = minv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end, q,
-              X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am, Minv)
+    st = minv_tree(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end, q,
+                   X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am, Minv)
     if st != OK:
         return st
     minus_product(Minv, dtau_dq, dqdd_dq)

@@ -35,9 +35,9 @@ from .embed_planar import planar_step
 from .frames import bias_accelerations, jacobian_columns
 from .joints import OK, SINGULAR, integrate_config
 from .loops import loop_forces, loop_rows, solve_multipliers
+from .kinematics import tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
 from .spatial import (cross_force_add, force_to_world_add, from_world_motion, lu_factor, lu_solve, spd_inverse,
                       to_world_motion)
-from .tree import tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
 
 B0, NB, D0, NY, NI, R0, NR, PAR = range(8)
 """Columns of the node table ``nd``."""

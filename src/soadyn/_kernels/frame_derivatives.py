@@ -17,7 +17,7 @@ from .derivatives import A_, DADQ, DADV, DVDQ, SD, V_, world_motion_pass
 from .frames import frame_world_pose
 from .joints import OK
 from .spatial import cross_motion
-from .tree import check_state, tree_positions, world_poses, world_subspaces
+from .kinematics import check_state, tree_positions, world_poses, world_subspaces
 
 
 @jit

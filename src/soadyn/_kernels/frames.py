@@ -7,8 +7,10 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 
 from .._jit import jit
 from .joints import OK, check_q
+from .kinematics import check_state, tree_positions, tree_velocities, world_poses
+from .layout import (FRAME_BODY, FRAME_H, FRAME_P, FRAME_R_, FRAME_V, H, J_, NB, NF, NV, SCRATCH, data_kinematics,
+                     dfield, mint, model_extras, model_tree)
 from .spatial import xmotion
-from .tree import check_state, tree_positions, tree_velocities, world_poses
 
 
 @jit
@@ -60,62 +62,89 @@ def bias_accelerations(parent, X_E, X_r, c, h):
 
 
 @jit
-def fk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-       q, qd,
-       X_E, X_r, S, c, vJ,
-       oR, op, v):
-    """Forward kinematics: body transforms ``^iX_p``, world poses ``(oR, op)`` and body-frame spatial
-    velocities ``v`` (RBDA Sec. 4.4)."""
-    st = check_state(jtype, qadr, q, qd)
+def fk(model_int, model_float, data_float, q, qd):
+    """Forward kinematics into Data: body transforms ``^iX_p`` (``X_E``, ``X_r``), world poses ``(oR, op)``
+    and body-frame spatial velocities ``v`` (RBDA Sec. 4.4)."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    st = check_state(jnt_type, jnt_qadr, q, qd)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    world_poses(parent, X_E, X_r, oR, op)
+    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
+    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                   body_Xtree_r, dof_S, q, X_E, X_r, S)
+    tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qd, v, c,
+                    dfield(model_int, data_float, SCRATCH, (4, 6, 6))[0, 0])
+    world_poses(body_parent, X_E, X_r, oR, op)
     return OK
 
 
 @jit
-def frame_jacobian_world_aligned(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                                 q, fb, fE, fr,
-                                 X_E, X_r, S, oR, op,
-                                 R, p, J):
-    """Frame Jacobian ``J`` (6, nv) in world-aligned coordinates at the frame origin (Chang-Khatib 2000
-    Eq. 24-25): for each dof ``k`` of each ancestor ``j`` of the frame's body, ``J[:, k] = [oR_j S_k^w;
-    oR_j S_k^v + (oR_j S_k^w) x (p_f - op_j)]``; zero elsewhere. Also outputs the frame's world pose
-    ``(R, p)``; the frame-local Jacobian is ``blockdiag(R^T, R^T) J``."""
-    st = check_q(jtype, qadr, q)
+def frame_jacobian(model_int, model_float, data_float, q, frame, local):
+    """Jacobian ``Data.J`` (6, nv) of frame ``frame`` at its origin (Chang-Khatib 2000 Eq. 24-25): for each
+    dof ``k`` of each ancestor ``j`` of the frame's body, world-aligned ``J[:, k] = [oR_j S_k^w; oR_j S_k^v +
+    (oR_j S_k^w) x (p_f - op_j)]``, zero elsewhere; ``local`` (1) rotates it into the frame's axes,
+    ``blockdiag(R^T, R^T) J``. ``Data.frame_R``, ``Data.frame_p``: the frame's world pose."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    world_poses(parent, X_E, X_r, oR, op)
-    frame_world_pose(fb, fE, fr, oR, op, R, p)
+    body_subtree_end, gravity_accel, frame_E, frame_r = model_extras(model_int, model_float)
+    frame_body = mint(model_int, FRAME_BODY, model_int[NF])
+    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
+    nv = model_int[NV]
+    J = dfield(model_int, data_float, J_, (6, nv))
+    R = dfield(model_int, data_float, FRAME_R_, (3, 3))
+    p = dfield(model_int, data_float, FRAME_P, 3)
+    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                   body_Xtree_r, dof_S, q, X_E, X_r, S)
+    world_poses(body_parent, X_E, X_r, oR, op)
+    b = frame_body[frame]
+    frame_world_pose(b, frame_E[frame], frame_r[frame], oR, op, R, p)
     J[:] = 0.0
-    jacobian_columns(parent, vadr, jnv, S, oR, op, fb, p, J, 0)
+    jacobian_columns(body_parent, jnt_vadr, jnt_nv, S, oR, op, b, p, J, 0)
+    if local:
+        for k in range(nv):
+            for o in (0, 3):
+                x, y, z = J[o, k], J[o + 1, k], J[o + 2, k]
+                for m in range(3):
+                    J[o + m, k] = R[0, m] * x + R[1, m] * y + R[2, m] * z
     return OK
 
 
 @jit
-def frame_motion(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                 q, qd, fb, fE, fr,
-                 X_E, X_r, S, v, c, h, vJ, oR, op,
-                 R, p, vf, hf):
-    """Frame velocity ``vf`` and bias acceleration ``hf = Jdot qd`` (spatial, frame coordinates) by the
-    outward recursion ``h_i = ^iX_p h_p + c_i``, ``h_root = 0`` (Chang-Khatib 2000 Eq. 28), then
-    ``hf = X_fb h_b``, ``vf = X_fb v_b``. Also the frame's world pose ``(R, p)``."""
-    st = check_state(jtype, qadr, q, qd)
+def frame_motion(model_int, model_float, data_float, q, qd, frame):
+    """Velocity ``Data.frame_v`` and bias acceleration ``Data.frame_h = Jdot qd`` (spatial, frame
+    coordinates) of frame ``frame`` by the outward recursion ``h_i = ^iX_p h_p + c_i``, ``h_root = 0``
+    (Chang-Khatib 2000 Eq. 28), then ``hf = X_fb h_b``, ``vf = X_fb v_b``. Also the frame's world pose
+    ``(Data.frame_R, Data.frame_p)``."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    st = check_state(jnt_type, jnt_qadr, q, qd)
     if st != OK:
         return st
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    bias_accelerations(parent, X_E, X_r, c, h)
-    world_poses(parent, X_E, X_r, oR, op)
-    frame_world_pose(fb, fE, fr, oR, op, R, p)
-    if fb < 0:
+    body_subtree_end, gravity_accel, frame_E, frame_r = model_extras(model_int, model_float)
+    frame_body = mint(model_int, FRAME_BODY, model_int[NF])
+    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
+    nb = model_int[NB]
+    h = dfield(model_int, data_float, H, (nb, 6))
+    R = dfield(model_int, data_float, FRAME_R_, (3, 3))
+    p = dfield(model_int, data_float, FRAME_P, 3)
+    vf = dfield(model_int, data_float, FRAME_V, 6)
+    hf = dfield(model_int, data_float, FRAME_H, 6)
+    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                   body_Xtree_r, dof_S, q, X_E, X_r, S)
+    tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qd, v, c, vf)
+    bias_accelerations(body_parent, X_E, X_r, c, h)
+    world_poses(body_parent, X_E, X_r, oR, op)
+    b = frame_body[frame]
+    frame_world_pose(b, frame_E[frame], frame_r[frame], oR, op, R, p)
+    if b < 0:
         for m in range(6):
             vf[m] = 0.0
             hf[m] = 0.0
     else:
-        xmotion(fE, fr, v[fb], vf)
-        xmotion(fE, fr, h[fb], hf)
+        xmotion(frame_E[frame], frame_r[frame], v[b], vf)
+        xmotion(frame_E[frame], frame_r[frame], h[b], hf)
     return OK

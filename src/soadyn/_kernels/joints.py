@@ -10,9 +10,10 @@ from .spatial import quat_to_rot
 
 REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, CYLINDRICAL, PLANAR, SPHERICAL, FREE = 1, 2, 3, 4, 5, 6, 7, 8
 
-OK, BAD_Q, BAD_QD, BAD_IN, BAD_FEXT, BAD_QUAT, SINGULAR, SINGULAR_TASK = 0, 1, 2, 3, 4, 5, 6, 7
+OK, BAD_Q, BAD_QD, BAD_IN, BAD_FEXT, BAD_QUAT, SINGULAR, SINGULAR_TASK, NOT_FINITE = 0, 1, 2, 3, 4, 5, 6, 7, 8
 """Kernel status codes, translated into ``ValueError`` by the wrappers (``soadyn.dynamics.check_status``;
-``SINGULAR_TASK``, a task compliance that is not positive definite, by ``soadyn.control``)."""
+``SINGULAR_TASK``, a task compliance that is not positive definite, by ``soadyn.control``). ``NOT_FINITE``:
+finite inputs whose result overflows float64."""
 
 QUAT_NORM_TOL = 1e-3
 """Quaternions are normalized on use; a norm further than this from 1 is rejected as not a rotation."""

@@ -16,8 +16,8 @@ from .frames import bias_accelerations, frame_world_pose, jacobian_columns
 from .joints import OK, integrate_config
 from .osim import node_compliance
 from .spatial import cross_motion, rotation_log, spd_inverse, swing_twist_log, xforce_T_add, xmotion
-from .tree import (aba_core, articulated_inertias, check_inputs, check_state, joint_acceleration, tree_positions,
-                   tree_velocities, world_poses)
+from .articulated import aba_core, articulated_inertias, joint_acceleration
+from .kinematics import check_inputs, check_state, tree_positions, tree_velocities, world_poses
 
 UNIVERSAL_LOOP = 5
 

@@ -15,12 +15,14 @@ Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, view
+from .articulated import articulated_inertias, articulated_world
 from .frames import frame_world_pose
 from .joints import OK, check_q
+from .kinematics import tree_positions, world_inertias, world_poses, world_subspaces
+from .layout import (NB, NODE_COUNT, NODE_CPAR, NODE_VID, PSI, SCRATCH, UPS, data_aba, data_kinematics, data_world,
+                     dfield, dint, model_tree)
 from .spatial import add_XAXt, transpose6, xforce_T_add, xmotion
-from .tree import (articulated_inertias, articulated_world, tree_positions, world_inertias, world_poses,
-                   world_subspaces)
 
 
 @jit
@@ -142,29 +144,42 @@ def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
 
 
 @jit
-def osim_inv(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-             q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-             X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-             Linv):
-    """Lambda^-1 of the nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
+def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_float, Linv):
+    """Lambda^-1 of ``nn`` nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
     :func:`node_compliance` with the nodes' world transforms ``^aX_0 = (R_a^T, p_a)``. Also fills the world
-    poses ``oR, op``. Output ``Linv`` (m, m)."""
-    st = check_q(jtype, qadr, q)
+    poses ``Data.oR, op``. The nodes (``soadyn.osim.NodeSet``): ``node_int = [node_body (nn), node_dim (nn),
+    node_row (nn + 1)]``, ``node_float = [node_E (nn, 3, 3), node_r (nn, 3), node_sel (nn, 6, 6), then
+    scratch wE (nn, 3, 3), wr (nn, 3)]``. Output ``Linv`` (m, m)."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
-    nn = node_body.shape[0]
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    world_poses(parent, X_E, X_r, oR, op)
-    wE = np.empty((nn, 3, 3))
-    wr = np.empty((nn, 3))
-    R = np.empty((3, 3))
-    for a in range(nn):
-        frame_world_pose(node_body[a], node_E[a], node_r[a], oR, op, R, wr[a])
+    nb = model_int[NB]
+    nn = (node_int.shape[0] - 1) // 3
+    node_body, node_dim, node_row = view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1)
+    node_E, node_r = view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3))
+    node_sel = view(node_float, 12 * nn, (nn, 6, 6))
+    wE, wr = view(node_float, 48 * nn, (nn, 3, 3)), view(node_float, 57 * nn, (nn, 3))
+    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
+    oS, oI, oIA, oU = data_world(model_int, data_float)
+    IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
+    Ups = dfield(model_int, data_float, UPS, (nb, 6, 6))
+    Psi = dfield(model_int, data_float, PSI, (nb, 6, 6))
+    node_count = dint(model_int, data_int, NODE_COUNT, nb)
+    node_cpar = dint(model_int, data_int, NODE_CPAR, nb)
+    node_vid = dint(model_int, data_int, NODE_VID, nb)
+    R = dfield(model_int, data_float, SCRATCH, (4, 6, 6))[0, :3, :3]
+    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                   body_Xtree_r, dof_S, q, X_E, X_r, S)
+    world_poses(body_parent, X_E, X_r, oR, op)
+    for k in range(nn):
+        frame_world_pose(node_body[k], node_E[k], node_r[k], oR, op, R, wr[k])
         for m in range(3):
             for l in range(3):
-                wE[a, m, l] = R[l, m]
-    return node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-                           node_body, wE, wr, node_sel, node_dim, node_row, Linv)
+                wE[k, m, l] = R[l, m]
+    return node_compliance(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, S, oR, op, oS, oI, oIA, oU, D, Dinv, node_count,
+                           node_cpar, node_vid, Ups, Psi, node_body, wE, wr, node_sel, node_dim, node_row, Linv)
 
 
 @jit

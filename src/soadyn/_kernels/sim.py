@@ -15,7 +15,8 @@ from .joints import (BAD_FEXT, BAD_IN, OK, add_frame_rates, all_finite, check_q,
                      step_joints)
 from .loops import loop_rows, project_state, ta_forward
 from .spatial import mul6
-from .tree import aba_core, check_state, tree_positions, tree_velocities, world_poses
+from .articulated import aba_core
+from .kinematics import check_state, tree_positions, tree_velocities, world_poses
 
 SEMI_IMPLICIT, RK4 = 0, 1
 """Integration methods of :func:`rollout`."""

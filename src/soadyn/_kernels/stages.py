@@ -13,7 +13,8 @@ from .embed import ce_accelerations, close_loops, node_hinges
 from .embed_sim import ce_forward
 from .joints import OK, normalize_config
 from .loops import aba_correction, loop_compliance, loop_forces, loop_rows, solve_multipliers, ta_forward
-from .tree import aba_core, world_poses
+from .articulated import aba_core
+from .kinematics import world_poses
 
 TA_STAGES = ("aba", "rows", "schur", "solve", "correction", "all")
 """Stages of :func:`ta_stage`: the ABA pass for the free accelerations (Eq. 12a); the loop rows ``Q``,

@@ -1,14 +1,21 @@
-"""Benchmark topic dynamics: soadyn vs Pinocchio for RNEA, CRBA, ABA and M^-1, and the batched ABA.
+"""Benchmark topic dynamics: soadyn vs Pinocchio for RNEA, CRBA, ABA, M^-1, the frame Jacobian and the
+operational space compliance per call; the batched ABA and RNEA per state against Pinocchio's parallel
+batches; one simulation step on solo12 against MuJoCo's ``mj_step``.
 
 Models: revolute chains of 6, 30 and 120 links (one URDF string loaded into both libraries; joint axes
 cycle x, y, z; inertias and joint offsets drawn once from a fixed seed) and Talos from
 example-robot-data with a floating base. Before timing, both libraries are evaluated at one random
 state and must agree (M, M^-1, tau and qdd to 1e-8 relative); a disagreement aborts the benchmark.
 
-Both sides are timed as a user calls them from Python: ``sd.rnea(model, data, q, qd, qdd)`` (input
-validation and the copy into ``data`` included) against ``pin.rnea(model, data, q, v, a)``. The batch
-row compares ``sd.aba_batch`` over K states (one kernel call, numba threads) with a Python loop of
-``pin.aba``, and for context with a Python loop of ``sd.aba``.
+Both sides are timed as a user calls them from Python, interleaved sample by sample, best of the medians:
+``sd.rnea(model, data, q, qd, qdd)`` (input checks included) against ``pin.rnea(model, data, q, v, a)``;
+``sd.frame_jacobian(model, data, q, frame)`` (frame axes) against ``pin.computeFrameJacobian(..., LOCAL)``
+at the last link; ``sd.osim_inv`` of 4 6-D nodes (link frames from the tip towards the base) against
+``pin.computeDelassusMatrix`` with 6-D rigid constraints at the same frames. Batches
+(:mod:`soadyn.bench.dynamics_batch`): ``sd.aba_batch`` / ``sd.rnea_batch`` against ``pin.abaInParallel`` /
+``pin.rneaInParallel`` at 1 and 2 threads. The step (:mod:`soadyn.bench.dynamics_step`): ``Simulator.step``
+on solo12 with four foot contacts against ``mj_step``. ``--callgrind`` adds valgrind's instruction counts
+per call of both libraries (:mod:`soadyn.bench.callgrind`) as a second figure.
 """
 
 from __future__ import annotations
@@ -22,12 +29,16 @@ import numpy as np
 from .timing import FULL, QUICK, Timing, TimingConfig, time_calls
 
 __all__ = ["run", "format_table", "chain_urdf", "Pair", "load_chain", "load_talos", "check_agreement", "time_model",
-           "time_batch", "ALGORITHMS", "CHAIN_SIZES", "AGREE", "BenchError"]
+           "calls", "ALGORITHMS", "CHAIN_SIZES", "AGREE", "BenchError", "OPTIONS"]
 
-SUMMARY = "soadyn vs Pinocchio: RNEA, CRBA, ABA, M^-1 per call; batched ABA vs a pin.aba loop."
-ALGORITHMS = ("rnea", "crba", "aba", "minv")
+SUMMARY = ("soadyn vs Pinocchio: RNEA, CRBA, ABA, M^-1, Jacobian, Lambda^-1 per call; batches vs pin.*InParallel; "
+           "solo12 step vs mj_step.")
+ALGORITHMS = ("rnea", "crba", "aba", "minv", "jacobian", "osim")
+OSIM_NODES = 4
+BEST_OF = 5
+"""Per-call timings are the best of this many interleaved medians (1 with --quick)."""
 CHAIN_SIZES = (6, 30, 120)
-BATCH_K = 1000
+BATCH_K = 2000
 BATCH_K_QUICK = 100
 AGREE = 1e-8
 """Relative agreement required between soadyn and Pinocchio before anything is timed."""
@@ -187,6 +198,14 @@ def check_agreement(pair: Pair, rng) -> dict:
         "aba": (pair.v_pin(sd.aba(m, d, q, qd, tau)), pin.aba(pm, pd, qp, vp, tp)),
         "minv": (pair.m_pin(sd.minv(m, d, q)), _sym(pin.computeMinverse(pm, pd, qp))),
     }
+    frame, fid = _jacobian_frame(pair)
+    J = sd.frame_jacobian(m, d, q, frame)
+    pairs["jacobian"] = (J[[3, 4, 5, 0, 1, 2]][:, pair.v_sd2pin],
+                         pin.computeFrameJacobian(pm, pd, qp, fid, pin.ReferenceFrame.LOCAL))
+    frames = osim_frames(pair)
+    cms, cds = _pin_constraints(pair, frames)
+    P = np.kron(np.eye(len(frames)), np.eye(6)[[3, 4, 5, 0, 1, 2]])
+    pairs["osim"] = (P @ sd.osim_inv(m, d, q, frames) @ P.T, pin.computeDelassusMatrix(pm, pd, qp, cms, cds, 0.0))
     errors = {}
     for alg, (a, b) in pairs.items():
         b = np.asarray(b)
@@ -198,8 +217,38 @@ def check_agreement(pair: Pair, rng) -> dict:
     return errors
 
 
+def _jacobian_frame(pair: Pair) -> tuple[str, int]:
+    """The last link: its name (a frame of both models) and Pinocchio's frame id."""
+    name = pair.sd_model.body_names[-1]
+    return name, pair.pin_model.getFrameId(name)
+
+
+def osim_frames(pair: Pair, count: int = OSIM_NODES) -> list[str]:
+    """``count`` link frames spread evenly from the tip towards the base."""
+    links = list(pair.sd_model.body_names)
+    idx = np.linspace(len(links) - 1, len(links) // 4, count).round().astype(int)
+    return [links[i] for i in idx]
+
+
+def _pin_constraints(pair: Pair, frames):
+    """6-D rigid constraints of Pinocchio at ``frames`` (local axes), initialized for the Delassus matrix."""
+    import pinocchio as pin
+
+    pm, pd = pair.pin_model, pair.pin_data
+    cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for f in frames:
+        fr = pm.frames[pm.getFrameId(f)]
+        cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_6D, pm, fr.parentJoint, fr.placement,
+                                      pin.ReferenceFrame.LOCAL)
+        cms.append(cm)
+        cds.append(cm.createData())
+    pin.initConstraintDynamics(pm, pd, cms, cds)
+    return cms, cds
+
+
 # ----------------------------------------------------------------------------------------------- timing
-def _calls(pair: Pair, rng) -> dict[str, tuple[Callable, Callable]]:
+def calls(pair: Pair, rng) -> dict[str, tuple[Callable, Callable]]:
+    """``{algorithm: (soadyn call, Pinocchio call)}`` at one random state, as a user writes them."""
     import pinocchio as pin
 
     import soadyn as sd
@@ -208,59 +257,37 @@ def _calls(pair: Pair, rng) -> dict[str, tuple[Callable, Callable]]:
     q = m.random_q(rng)
     qd, qdd, tau = rng.normal(size=(3, m.nv))
     qp, vp, ap, tp = pair.q_pin(q), pair.v_pin(qd), pair.v_pin(qdd), pair.v_pin(tau)
+    frame, fid = _jacobian_frame(pair)
+    local = pin.ReferenceFrame.LOCAL
+    frames = osim_frames(pair)
+    cms, cds = _pin_constraints(pair, frames)
     return {
         "rnea": (lambda: sd.rnea(m, d, q, qd, qdd), lambda: pin.rnea(pm, pd, qp, vp, ap)),
         "crba": (lambda: sd.crba(m, d, q), lambda: pin.crba(pm, pd, qp)),
         "aba": (lambda: sd.aba(m, d, q, qd, tau), lambda: pin.aba(pm, pd, qp, vp, tp)),
         "minv": (lambda: sd.minv(m, d, q), lambda: pin.computeMinverse(pm, pd, qp)),
+        "jacobian": (lambda: sd.frame_jacobian(m, d, q, frame), lambda: pin.computeFrameJacobian(pm, pd, qp, fid, local)),
+        "osim": (lambda: sd.osim_inv(m, d, q, frames), lambda: pin.computeDelassusMatrix(pm, pd, qp, cms, cds, 0.0)),
     }
 
 
-def time_model(pair: Pair, cfg: TimingConfig, rng) -> dict:
+def best_of(fns: dict, cfg: TimingConfig, rounds: int) -> dict:
+    """:func:`time_calls` ``rounds`` times; per function the round with the smallest median."""
+    best = {}
+    for _ in range(rounds):
+        for name, t in time_calls(fns, cfg).items():
+            if name not in best or t.median < best[name].median:
+                best[name] = t
+    return best
+
+
+def time_model(pair: Pair, cfg: TimingConfig, rng, rounds: int) -> dict:
     out = {}
-    for alg, (f_sd, f_pin) in _calls(pair, rng).items():
-        t = time_calls({"soadyn": f_sd, "pinocchio": f_pin}, cfg)
+    for alg, (f_sd, f_pin) in calls(pair, rng).items():
+        t = best_of({"soadyn": f_sd, "pinocchio": f_pin}, cfg, rounds)
         out[alg] = {"soadyn": t["soadyn"].as_dict(), "pinocchio": t["pinocchio"].as_dict(),
                     "ratio": t["soadyn"].median / t["pinocchio"].median}
     return out
-
-
-def time_batch(pair: Pair, K: int, cfg: TimingConfig, rng) -> dict:
-    """``sd.aba_batch`` over K states vs Python loops of ``pin.aba`` and ``sd.aba``; per-state times."""
-    import pinocchio as pin
-
-    import soadyn as sd
-
-    m, d, pm, pd = pair.sd_model, pair.sd_data, pair.pin_model, pair.pin_data
-    Q = np.array([m.random_q(rng) for _ in range(K)])
-    QD = rng.normal(size=(K, m.nv))
-    TAU = rng.normal(size=(K, m.nv))
-    Qp = [pair.q_pin(x) for x in Q]
-    Vp = [pair.v_pin(x) for x in QD]
-    Tp = [pair.v_pin(x) for x in TAU]
-
-    ref = np.array([pin.aba(pm, pd, Qp[k], Vp[k], Tp[k]).copy() for k in range(K)])
-    got = sd.aba_batch(m, Q, QD, TAU)[:, pair.v_sd2pin]
-    err = float(np.abs(got - ref).max() / max(1.0, float(np.abs(ref).max())))
-    if not err <= AGREE:
-        raise BenchError(f"{pair.name}: aba_batch disagrees with pin.aba (relative error {err:.3e})")
-
-    def pin_loop():
-        for k in range(K):
-            pin.aba(pm, pd, Qp[k], Vp[k], Tp[k])
-
-    def sd_loop():
-        for k in range(K):
-            sd.aba(m, d, Q[k], QD[k], TAU[k])
-
-    batch_cfg = TimingConfig(warmup_s=cfg.warmup_s, sample_s=cfg.sample_s, repeats=max(3, cfg.repeats // 3),
-                             max_number=cfg.max_number)
-    t = time_calls({"soadyn_batch": lambda: sd.aba_batch(m, Q, QD, TAU), "pinocchio_loop": pin_loop,
-                    "soadyn_loop": sd_loop}, batch_cfg)
-    per_state = {k: Timing(v.median / K, v.min / K, v.max / K, v.number, v.repeats).as_dict() for k, v in t.items()}
-    return {"K": K, "max_rel_error": err, **per_state,
-            "speedup_vs_pinocchio_loop": t["pinocchio_loop"].median / t["soadyn_batch"].median,
-            "speedup_vs_soadyn_loop": t["soadyn_loop"].median / t["soadyn_batch"].median}
 
 
 # ------------------------------------------------------------------------------------------------- run
@@ -271,8 +298,29 @@ def model_specs(include_talos: bool = True) -> list[tuple[str, Callable[[], Pair
     return specs
 
 
-def run(quick: bool = False, log: Callable[[str], None] = print, include_talos: bool = True) -> dict:
-    """Run the topic; returns a JSON-ready dict (see ``benchmarks/README.md``)."""
+def _callgrind_option(command):
+    import click
+
+    return click.option("--callgrind", is_flag=True,
+                        help="Also count instructions per call of both libraries with valgrind's callgrind "
+                             "(deterministic; minutes per model).")(command)
+
+
+OPTIONS = (_callgrind_option,)
+"""Extra command-line options of ``soadyn bench dynamics`` (keyword arguments of :func:`run`)."""
+
+
+def run(quick: bool = False, log: Callable[[str], None] = print, include_talos: bool = True,
+        callgrind: bool = False, step: bool = True) -> dict:
+    """Run the topic; returns a JSON-ready dict (see ``benchmarks/README.md``). ``callgrind``: also the
+    instruction counts per call (needs valgrind); ``step``: also the solo12 step against MuJoCo."""
+    from . import callgrind as cg
+    from .dynamics_batch import time_parallel
+    from .dynamics_step import time_step
+
+    if callgrind and not cg.available():
+        raise BenchError("--callgrind needs valgrind, which is not installed (Debian/Ubuntu: apt-get install "
+                         "valgrind)")
     try:
         import pinocchio  # noqa: F401
     except ImportError:
@@ -294,32 +342,52 @@ def run(quick: bool = False, log: Callable[[str], None] = print, include_talos: 
         log(f"{name}: nq={pair.sd_model.nq} nv={pair.sd_model.nv}, agreement with Pinocchio "
             f"{max(errors.values()):.1e} (loaded and checked in {time.perf_counter() - t0:.1f} s); timing ...")
         entry = {"nq": pair.sd_model.nq, "nv": pair.sd_model.nv, "nb": pair.sd_model.nb,
-                 "agreement": errors, "algorithms": time_model(pair, cfg, rng)}
-        entry["aba_batch"] = time_batch(pair, K, cfg, rng)
+                 "agreement": errors, "algorithms": time_model(pair, cfg, rng, 1 if quick else BEST_OF)}
+        entry["batch"] = time_parallel(pair, K, cfg, rng, AGREE, BenchError)
+        if callgrind:
+            log(f"{name}: counting instructions with callgrind ...")
+            try:
+                entry["callgrind"] = cg.instructions_per_call("soadyn.bench.dynamics_phases", [name])
+            except cg.CallgrindError as exc:
+                raise BenchError(str(exc)) from None
         result["models"][name] = entry
+    if step:
+        try:
+            result["step"] = time_step(cfg)
+        except ValueError as exc:  # example-robot-data or MuJoCo missing
+            log(f"step: skipped ({exc})")
     return result
 
 
 def format_table(result: dict) -> str:
-    """The per-call table (median [min, max] per library, ratio soadyn/Pinocchio) and the batch table."""
+    """The per-call table (median [min, max] per library, ratio soadyn/Pinocchio, callgrind ratio when
+    counted), the batch table and the step row."""
     models = result["models"]
-    lines = ["per call, median [min, max]; ratio = soadyn / Pinocchio median (< 1: soadyn faster)", ""]
-    head = f"{'model':<9} {'nv':>4}  {'alg':<5} {'soadyn':>30} {'Pinocchio':>30} {'ratio':>7}"
+    lines = ["per call, median [min, max]; ratio = soadyn / Pinocchio median (< 1: soadyn faster); "
+             "Ir ratio: instructions per call (callgrind)", ""]
+    head = f"{'model':<9} {'nv':>4}  {'alg':<8} {'soadyn':>30} {'Pinocchio':>30} {'ratio':>7} {'Ir ratio':>9}"
     lines += [head, "-" * len(head)]
     for name, e in models.items():
+        cg = e.get("callgrind", {})
         for alg in ALGORITHMS:
             a = e["algorithms"][alg]
             s, p = Timing(**a["soadyn"]), Timing(**a["pinocchio"])
-            lines.append(f"{name:<9} {e['nv']:>4}  {alg:<5} {str(s):>30} {str(p):>30} {a['ratio']:>7.2f}")
+            ir = (f"{cg[alg + '/soadyn'] / cg[alg + '/pinocchio']:>9.2f}" if alg + "/soadyn" in cg else f"{'':>9}")
+            lines.append(f"{name:<9} {e['nv']:>4}  {alg:<8} {str(s):>30} {str(p):>30} {a['ratio']:>7.2f} {ir}")
     K = result["batch_K"]
-    lines += ["", f"aba over K={K} random states, per state, median [min, max]", ""]
-    head = (f"{'model':<9} {'sd.aba_batch':>30} {'pin.aba loop':>30} {'sd.aba loop':>30} "
-            f"{'vs pin':>7} {'vs sd':>6}")
+    lines += ["", f"batches over K={K} random states, per state, median [min, max]; ratio = soadyn / Pinocchio "
+              "(pin.abaInParallel, pin.rneaInParallel)", ""]
+    head = (f"{'model':<9} {'thr':>3} {'sd.aba_batch':>30} {'pin.abaInParallel':>30} {'ratio':>6} "
+            f"{'sd.rnea_batch':>30} {'pin.rneaInParallel':>30} {'ratio':>6}")
     lines += [head, "-" * len(head)]
     for name, e in models.items():
-        b = e["aba_batch"]
-        cols = [str(Timing(**b[k])) for k in ("soadyn_batch", "pinocchio_loop", "soadyn_loop")]
-        lines.append(f"{name:<9} {cols[0]:>30} {cols[1]:>30} {cols[2]:>30} "
-                     f"{b['speedup_vs_pinocchio_loop']:>6.1f}x {b['speedup_vs_soadyn_loop']:>5.1f}x")
+        for nt, b in e["batch"]["threads"].items():
+            cols = [str(Timing(**b[k])) for k in ("aba_soadyn", "aba_pinocchio", "rnea_soadyn", "rnea_pinocchio")]
+            lines.append(f"{name:<9} {nt:>3} {cols[0]:>30} {cols[1]:>30} {b['aba_ratio']:>6.2f} "
+                         f"{cols[2]:>30} {cols[3]:>30} {b['rnea_ratio']:>6.2f}")
+    if "step" in result:
+        st = result["step"]
+        lines += ["", f"one step from Python, {st['model']} ({st['contacts_soadyn']} contacts; MuJoCo "
+                  f"{st['contacts_mujoco']}): Simulator.step {Timing(**st['soadyn'])}, mj_step "
+                  f"{Timing(**st['mujoco'])}, ratio {st['ratio']:.2f}"]
     return "\n".join(lines)
-

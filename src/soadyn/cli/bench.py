@@ -18,7 +18,7 @@ def bench():
 
 
 def _bench_command(name: str, module: str):
-    def command(json_path: Path | None, quick: bool):
+    def command(json_path: Path | None, quick: bool, **options):
         from .. import bench as bench_pkg
 
         mod = bench_pkg.topic(name)
@@ -28,7 +28,7 @@ def _bench_command(name: str, module: str):
                    f"pinocchio {info_['pinocchio']}")
         t0 = time.perf_counter()
         try:
-            result = mod.run(quick=quick, log=click.echo)
+            result = mod.run(quick=quick, log=click.echo, **options)
         except mod.BenchError as exc:
             fail(str(exc))
         result["machine"] = bench_pkg.machine_info()
@@ -44,6 +44,8 @@ def _bench_command(name: str, module: str):
 
     mod = importlib.import_module(module)
     command.__doc__ = (mod.__doc__ or "").strip()
+    for option in getattr(mod, "OPTIONS", ()):  # the topic's own options, passed to its run()
+        command = option(command)
     command = click.option("--quick", is_flag=True, help="Fewer repetitions and states (for tests).")(command)
     command = click.option("--json", "json_path", type=OUT_FILE, default=None,
                            help="Also write all numbers and machine info as JSON to this file.")(command)

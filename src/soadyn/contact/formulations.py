@@ -39,6 +39,7 @@ from .._kernels import osim as _ko
 from ..augmented import fa_forces, fa_state, fully_augmented
 from ..dynamics import aba, as_array, check_status, crba, fk, frame_bias_acceleration, frame_jacobian, minv, rnea
 from ..model import Model
+from ..osim import pack_nodes
 from ..spatial import Transform
 from .pyramid import Pyramid, check_n_f, pyramid
 
@@ -339,9 +340,8 @@ def node_compliance(model: Model, data, q, node_body, node_E, node_r, node_sel, 
     L = np.empty((m, m))
     if m == 0:
         return L
-    st = _ko.osim_inv(*model._tree, data.q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-                      data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.D,
-                      data.Dinv, data.node_count, data.node_cpar, data.node_vid, data.Ups, data.Psi, L)
+    st = _ko.osim_inv(model.model_int, model.model_float, data.data_int, data.data_float, data.q,
+                      *pack_nodes(node_body, node_E, node_r, node_sel, node_dim, node_row), L)
     check_status(st, model, data.q)
     return L
 

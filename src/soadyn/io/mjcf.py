@@ -1,6 +1,6 @@
 """MJCF loading through MuJoCo's own compiler (``mujoco.MjModel.from_xml_path``): every default, include,
 ``<compiler>`` option and geom-derived inertia is resolved by MuJoCo, and this module only maps the compiled
-``mjModel`` arrays onto a :class:`~soadyn.model.ModelBuilder`.
+``mjModel`` arrays onto a :class:`~soadyn.builder.ModelBuilder`.
 
 Mapping (MuJoCo documentation, "Computation" and "XML reference"):
 
@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import joints as J
-from ..model import WORLD, Model, ModelBuilder, ModelError
+from ..builder import WORLD, ModelBuilder
+from ..model import Model, ModelError
 from ..spatial import Inertia, Transform, rot_axis
 
 __all__ = ["load_mjcf", "from_mjmodel", "state_from_mujoco", "velocity_map", "UNSUPPORTED_MODES"]

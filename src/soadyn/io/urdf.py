@@ -52,7 +52,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import joints as J
-from ..model import WORLD, Model, ModelBuilder, ModelError
+from ..builder import WORLD, ModelBuilder
+from ..model import Model, ModelError
 from ..spatial import Inertia, Transform
 
 __all__ = ["load_urdf", "load_urdf_string", "JOINT_TYPES"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform, quat_to_rot, rot_axis
 
 ALL_JOINTS = (J.REVOLUTE, J.PRISMATIC, J.HELICAL, J.UNIVERSAL, J.CYLINDRICAL, J.PLANAR, J.SPHERICAL, J.FREE,

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform
 
 __all__ = ["dual_arm", "ARM", "HEAD", "FINGERS", "SHOULDER_Y", "SHOULDER_Z"]

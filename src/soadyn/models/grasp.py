@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform
 
 __all__ = ["grasp_scene", "grasp_start", "GRASP_BODIES", "GRASP_PAIRS", "CONTACT_GENERATIONS"]

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform, rot_axis, rot_to_quat
 
 __all__ = [

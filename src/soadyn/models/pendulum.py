@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform
 
 LENGTH = 12.0

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform
 
 __all__ = ["ler_rover", "ler_initial_state", "hub_forces", "LER", "LER_CORNERS", "LER_FRAMES"]

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import joints as J
-from ..model import Model, ModelBuilder
+from ..builder import ModelBuilder
+from ..model import Model
 from ..spatial import Inertia, Transform, rot_axis, rot_to_quat
 
 __all__ = ["G", "Part", "Scene", "ball_drop", "newtons_cradle", "box_on_incline", "rolling_sphere", "rolling_capsule",

@@ -1,0 +1,186 @@
+"""Articulated-body passes (RBDA ch. 7; Jain 2014 Eq. 59): per-joint factors ``U = P S``, ``D = S^T U``,
+``D^-1``, the rank-n downdate a body passes to its parent, the ABA passes after kinematics, and the
+articulated inertias alone (for M^-1 and the operational space compliance).
+"""
+
+from .._jit import jit
+from .joints import OK, SINGULAR
+from .kinematics import tree_positions, tree_velocities
+from .spatial import add_XtIX, cross_force_add, inertia_mul, mul6, spd_inverse, xforce_T_add, xmotion
+
+
+@jit
+def rank_n_downdate(P, U, Dinv, va, n, out, G):
+    """out += P - U D^-1 U^T for the rows ``U[va:va+n]`` (each a 6-vector) of a joint with ``n`` dofs: the
+    articulated inertia a body passes to its parent (RBDA Eq. 7.23). ``G`` (6, 6) scratch holds
+    ``G = D^-1 U^T`` row by row."""
+    for d in range(n):
+        for m in range(6):
+            s = 0.0
+            for e in range(n):
+                s += Dinv[d, e] * U[va + e, m]
+            G[d, m] = s
+    for m in range(6):
+        for l in range(6):
+            out[m, l] += P[m, l]
+    for d in range(n):
+        u0, u1, u2, u3, u4, u5 = U[va + d, 0], U[va + d, 1], U[va + d, 2], U[va + d, 3], U[va + d, 4], U[va + d, 5]
+        for l in range(6):
+            g = G[d, l]
+            out[0, l] -= u0 * g
+            out[1, l] -= u1 * g
+            out[2, l] -= u2 * g
+            out[3, l] -= u3 * g
+            out[4, l] -= u4 * g
+            out[5, l] -= u5 * g
+
+
+@jit
+def joint_factors(P, S, armature, va, n, U, Dj, Djinv):
+    """The articulated-body factors of a joint with ``n`` dofs at rows ``va``: ``U = P S`` (rows of ``U``),
+    ``D = S^T U + diag(armature)`` and ``D^-1`` (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the
+    joint's own coordinates, adds to the joint-space inertia the way it adds to ``diag(M)``). Returns False if
+    ``D`` is not positive definite."""
+    for d in range(n):
+        mul6(P, S[va + d], U[va + d])
+    for d in range(n):
+        for e in range(n):
+            s = 0.0
+            for m in range(6):
+                s += S[va + d, m] * U[va + e, m]
+            Dj[d, e] = s
+        Dj[d, d] += armature[va + d]
+    return spd_inverse(Dj, n, Djinv)
+
+
+@jit
+def joint_acceleration(S, U, Djinv, u, va, n, a, qdd, w):
+    """Pass-3 step of the ABA (RBDA Table 7.1): ``qdd_i = D^-1 (u_i - U^T a_i)``, then ``a_i += S qdd_i``,
+    with ``a`` the body's acceleration before its joint moves; ``w`` (6,) scratch."""
+    for d in range(n):
+        s = u[va + d]
+        for m in range(6):
+            s -= U[va + d, m] * a[m]
+        w[d] = s
+    for d in range(n):
+        s = 0.0
+        for e in range(n):
+            s += Djinv[d, e] * w[e]
+        qdd[va + d] = s
+        for m in range(6):
+            a[m] += S[va + d, m] * s
+
+
+@jit
+def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
+    """Pass: leaves to root. Articulated inertias in world coordinates, where a child's contribution adds
+    without a transform (Featherstone RBDA Sec. 7.3 in a common frame): ``U_i = P_i S_i``,
+    ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. ``G`` (6, 6) scratch. Returns OK or
+    ``SINGULAR | i << 8``."""
+    oIA[:] = oI
+    for i in range(parent.shape[0] - 1, -1, -1):
+        n = jnv[i]
+        va = vadr[i]
+        if not joint_factors(oIA[i], oS, armature, va, n, oU, D[i], Dinv[i]):
+            return SINGULAR | (i << 8)
+        p = parent[i]
+        if p >= 0:
+            rank_n_downdate(oIA[i], oU, Dinv[i], va, n, oIA[p], G)
+    return OK
+
+
+# ------------------------------------------------------------------------------------------------- ABA
+@jit
+def aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd, T, Ia,
+               tmp, pa, G):
+    """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).
+    pass 1 (root to leaves): ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
+    pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
+    ``Ia = IA_i - U_i D_i^-1 U_i^T``, ``pa = pA_i + Ia c_i + U_i D_i^-1 u_i``, ``IA_p += X^T Ia X``,
+    ``pA_p += X^T pa``;
+    pass 3 (root to leaves): ``a'_i = ^iX_p a_p + c_i``, ``qdd_i = D_i^-1 (u_i - U_i^T a'_i)``,
+    ``a_i = a'_i + S_i qdd_i``.
+    On return ``IA`` holds the articulated inertias, ``U``, ``D``, ``Dinv`` the AB factors.
+    Returns ``OK`` or ``SINGULAR | i << 8`` when ``D_i`` is not positive definite."""
+    nb = parent.shape[0]
+    # pass 1
+    for i in range(nb):
+        IA[i] = I[i]
+        inertia_mul(I[i], v[i], tmp)
+        for m in range(6):
+            pA[i, m] = -fext[i, m]
+        cross_force_add(v[i], tmp, pA[i])
+    # pass 2
+    for i in range(nb - 1, -1, -1):
+        n = jnv[i]
+        va = vadr[i]
+        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
+            return SINGULAR | (i << 8)
+        for d in range(n):
+            s = tau[va + d]
+            for m in range(6):
+                s -= S[va + d, m] * pA[i, m]
+            u[va + d] = s
+        p = parent[i]
+        if p >= 0:
+            # Ia = IA - U Dinv U^T ; pa = pA + Ia c + U Dinv u
+            for d in range(n):
+                s = 0.0
+                for e in range(n):
+                    s += Dinv[i, d, e] * u[va + e]
+                tmp[d] = s  # Dinv u
+            Ia[:] = 0.0
+            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, G)
+            for m in range(6):
+                s = pA[i, m]
+                for l in range(6):
+                    s += Ia[m, l] * c[i, l]
+                for d in range(n):
+                    s += U[va + d, m] * tmp[d]
+                pa[m] = s
+            add_XtIX(X_E[i], X_r[i], Ia, IA[p], T)
+            xforce_T_add(X_E[i], X_r[i], pa, pA[p])
+    # pass 3
+    for i in range(nb):
+        p = parent[i]
+        if p >= 0:
+            xmotion(X_E[i], X_r[i], a[p], a[i])
+        else:
+            xmotion(X_E[i], X_r[i], a0, a[i])
+        for m in range(6):
+            a[i, m] += c[i, m]
+        joint_acceleration(S, U, Dinv[i], u, vadr[i], jnv[i], a[i], qdd, tmp)
+    return OK
+
+
+@jit
+def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+             q, qd, tau, fext, a0,
+             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T):
+    """Kinematics then the ABA passes, for callers that step many times (inputs already checked).
+    ``T``: (4, 6, 6) scratch."""
+    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
+    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
+    return aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
+                      T[0], T[1], T[2, 1], T[2, 0], T[3])
+
+
+@jit
+def articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T, Ia):
+    """Pass: leaves to root, in body coordinates. The inertia-only part of the ABA pass 2: ``IA``, ``U``,
+    ``D``, ``Dinv``."""
+    for i in range(parent.shape[0]):
+        IA[i] = I[i]
+    for i in range(parent.shape[0] - 1, -1, -1):
+        n = jnv[i]
+        va = vadr[i]
+        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
+            return SINGULAR | (i << 8)
+        p = parent[i]
+        if p >= 0:
+            Ia[:] = 0.0
+            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, T)
+            add_XtIX(X_E[i], X_r[i], Ia, IA[p], T)
+    return OK
+
+
