@@ -12,6 +12,7 @@ divided by ``n``: the Python call of each library's binding included, as a user 
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import shutil
 import subprocess
@@ -45,7 +46,7 @@ def instructions_per_call(script: str, args: list[str], n: int = CALLS, timeout:
         out = Path(tmp) / "cg.out"
         cmd = ["valgrind", "--tool=callgrind", f"--dump-before={MARKER}", f"--callgrind-out-file={out}",
                sys.executable, "-m", script, *args, str(n)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_numba_host_env())
         if proc.returncode != 0:
             raise CallgrindError(f"valgrind run of {script} {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
         names = proc.stdout.strip().splitlines()[-1].split(",")
@@ -56,6 +57,19 @@ def instructions_per_call(script: str, args: list[str], n: int = CALLS, timeout:
         raise CallgrindError(f"expected {len(names) + 2} phase dumps, got {len(counts)}")
     empty = counts[1]
     return {name: (c - empty) / n for name, c in zip(names, counts[2:])}
+
+
+def _numba_host_env() -> dict:
+    """The environment with numba's target CPU pinned to this machine's (``NUMBA_CPU_NAME``,
+    ``NUMBA_CPU_FEATURES``): under valgrind the CPU reports fewer features, which would change the key of
+    numba's cache and recompile every kernel there; pinned, the run loads the kernels this process compiled
+    and counts the instructions of the same machine code."""
+    import llvmlite.binding as ll
+
+    env = dict(os.environ)
+    env["NUMBA_CPU_NAME"] = ll.get_host_cpu_name()
+    env["NUMBA_CPU_FEATURES"] = ll.get_host_cpu_features().flatten()
+    return env
 
 
 def _total(path: Path) -> int:
