@@ -58,7 +58,7 @@ KNOWN_PRIVATE_USES = {
     # Model._tree and Model._springs, the model arrays of the tree kernels in argument order, and the checks
     # dynamics._check_data and dynamics._reference, read by the modules that call kernels:
     *(("soadyn." + m, "_tree") for m in ("osim", "loops", "control", "embedding", "sim",
-                                         "contact.formulations", "contact.geometry", "contact.stepper")),
+                                         "contact.geometry", "contact.stepper")),
     ("soadyn.sim", "_springs"), ("soadyn.contact.stepper", "_springs"),
     ("soadyn.osim", "_check_data"), ("soadyn.loops", "_check_data"), ("soadyn.sim", "_check_data"),
     ("soadyn.contact.geometry", "_check_data"), ("soadyn.osim", "_reference"),
