@@ -19,9 +19,8 @@ def soadyn_check(case_name: str, duration: float | None = None) -> dict:
     return C.check(case.check, scene, run)
 
 
-# incline_mu0.6_slide_h0 is left out until the step LCP's answers are verified: its four coplanar contacts give
-# a degenerate LCP whose Lemke answer (a sticking box) changes with the round-off of forming P W P^T
-@pytest.mark.parametrize("name", ["incline_mu0.3_stick_h0", "incline_mu0.3_slide_h0", "incline_mu0.6_stick_h0"])
+@pytest.mark.parametrize("name", ["incline_mu0.3_stick_h0", "incline_mu0.3_slide_h0", "incline_mu0.6_stick_h0",
+                                  "incline_mu0.6_slide_h0"])
 def test_incline_sticks_or_slides_at_the_coulomb_acceleration(name):
     out = soadyn_check(name)
     assert out["ok"], out

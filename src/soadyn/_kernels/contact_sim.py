@@ -11,21 +11,30 @@ One step from ``(q, qd)`` with step ``dt`` (velocity-level time stepping, Jain 2
 3. collisions (Sec. 7, ``Delta_t = 0``), when a contact with restitution ``eps > 0`` approaches faster than
    ``impact_velocity`` and would close its gap within the step: the compression LCP (Eq. 54), then the
    decompression LCP (Eq. 57) with the recovered impulse ``theta_i = eps_i F_n,i n_i`` (Eq. 56), giving
-   ``qd^-`` (Eqs. 55, 58); repeated while these impulses set further contacts closing (at most
-   :data:`MAX_COLLISION_PHASES`), so an impulse passes along a chain elastically;
+   ``qd^-`` (Eqs. 55, 58); with ``prm[18] = ENERGETIC`` the decompression impulse scaled back where the
+   impact would otherwise gain kinetic energy (:func:`restitution_scale`); repeated while these impulses
+   set further contacts closing (at most :data:`MAX_COLLISION_PHASES`), so an impulse passes along a chain
+   elastically;
 4. the step LCP (Eq. 53) for ``qd^+ = qd^- + dt (qdd_f + rho) + M^-1 G^T lam`` (``rho``:
    :func:`joints.add_frame_rates`): the bilateral rows ask ``G_b qd^+ = -loop_erp phi / dt``, the normal
    rows ``n . v^+ >= -gap / dt`` for an open gap (speculative contact: it may close but not cross within
    the step) and, for a penetration, ``>= -erp gap / dt`` (``prm[15] = VELOCITY_CORRECTION``, Jain 2014) or
-   ``>= 0`` (``SPLIT_CORRECTION``);
+   ``>= 0`` (``SPLIT_CORRECTION``); the Drumwright models solve it on the touching contacts and those
+   that would cross their gap (:func:`drumwright_rows`);
 5. ``q^+ = q (+) dt qd^+`` (semi-implicit Euler; free bodies by :func:`joints.step_joints`: their
-   velocity-product term is integrated exactly, see :func:`sim.rollout`);
+   velocity-product term is integrated exactly, see :func:`sim.rollout`; a free body no impulse touched
+   moves its centre of mass by the trapezoidal rule, exact in ballistic flight, :func:`ballistic_shifts`);
 6. with ``SPLIT_CORRECTION``, after a collision or a penetration deeper than :data:`PENETRATION_SLOP`,
    the position correction of :func:`correct_positions` (positions only: no kinetic energy is added).
    ``SPLIT_CORRECTION`` also places the collisions at the time of the first impact in the step,
    ``tc = min gap_i / -v_n,i``: the free acceleration acts for ``tc`` before the impulses and for
    ``dt - tc`` after them (at ``Delta_t = 0`` a bouncing ball would lose ``(1 + e) g tc`` of its rebound
-   speed, up to 10 % of a 15 mm apex at 1 ms), and step 6 completes the rebound's position.
+   speed, up to 10 % of a 15 mm apex at 1 ms), and step 6 completes the rebound's position;
+7. before step 5, the checks: the kinetic energy the step's impulses added (collisions, then the step LCP
+   from the free velocity, less what the rows' biases of a velocity correction or of the loops' erp may
+   add) is ``stat[9]``; above ``prm[17]`` times the step's kinetic energy plus :data:`ENERGY_FLOOR` the
+   step fails (``ENERGY_GAINED``); a state penetrating deeper than ``prm[16]`` fails the step that made
+   it (``PENETRATED``, :func:`contact_rollout`).
 
 The constraint rows are those of ``G_u(q) qd^+`` (the ``Gdot qd`` term of Eq. 46 is left out, as in
 Eqs. 36 and 41), so that ``v^+ = W lam + v_f`` holds exactly and all formulations agree. ``M^-1 G^T lam``
@@ -33,12 +42,13 @@ is one ABA pass on the factors of step 1 (never M^-1).
 
 Parameters ``prm`` (float64): ``dt, n_f, erp, loop_erp, impact_velocity, mu (< 0: the geoms' values),
 restitution (< 0: the geoms' values), solver (0 Lemke, 1 PGS), max_pivots, tikhonov, pgs_iterations,
-pgs_tolerance, friction model, mu_v, pyramid, correction``. Statistics per step ``stat`` (float64,
-:data:`NSTAT`): contacts detected, active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS
-iterations), collision-LCP pivots, the number of collision phases, the Tikhonov regularization used (0 if
-none), the largest penetration depth (m). A ``stat`` row longer than ``NSTAT`` also receives the step's
-contacts (:func:`record_contacts`): ``RECORD`` columns per contact (world point, normal, impulse on body A
-over the step: collision phases and step LCP), NaN after the last contact.
+pgs_tolerance, friction model, mu_v, pyramid, correction, penetration limit (m, inf: none), energy
+tolerance, restitution law``. Statistics per step ``stat`` (float64, :data:`NSTAT`): contacts detected,
+active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS iterations), collision-LCP pivots, the
+number of collision phases, the Tikhonov regularization used (0 if none), the largest penetration depth
+(m), PPM fallbacks, the kinetic energy the impulses added (J, step 7). A ``stat`` row longer than ``NSTAT``
+also receives the step's contacts (:func:`contact_motion.record_contacts`): ``RECORD`` columns per contact
+(world point, normal, impulse on body A over the step: collision phases and step LCP), NaN after the last.
 """
 
 import math
@@ -51,25 +61,27 @@ from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_T
                          SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
 from .contact import (constraint_nodes, delassus, pyramid_impulses, pyramid_lcp, row_forces, row_velocities,
                       tangent_basis)
-from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config, step_joints
+from .contact_motion import (NSTAT, RECORD, correct_positions, kinetic_energy, max_penetration, phase_rows,  # noqa: F401
+                             record_contacts, record_impulses, restitution_scale, slip_frames, step_positions)
+from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_MAX_PIVOTS, LCP_OK, mlcp, pgs
 from .loops import aba_correction, loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, start_states, step_inputs
 from .articulated import aba_core
 from .kinematics import check_state, tree_velocities, world_poses
 
-NSTAT = 9
-"""Columns of the per-step statistics."""
-
-RECORD = 9
-"""Columns of a recorded contact after the statistics: world point (3), unit normal from B to A (3), world
-impulse on body A over the step (3, N s; normal and friction, collision phases included)."""
-
 LCP_FAILED = 18
 """Status code: an LCP of the step was not solved (the solver's code is in ``stat[3]`` of the step)."""
 
 TOO_MANY_CONTACTS = 19
 """Status code: collision detection found more contacts than the buffers hold."""
+
+PENETRATED = 22
+"""Status code: the step left a penetration deeper than ``prm[16]`` (seen by the next step's collision
+detection, or by :func:`max_penetration` after the last step)."""
+
+ENERGY_GAINED = 23
+"""Status code: the step's impulses added kinetic energy beyond ``prm[17]`` (:func:`contact_step`, step 7)."""
 
 SOLVER_LEMKE, SOLVER_PGS, SOLVER_PPM = 0, 1, 2
 """``prm[7]``: Lemke's method, projected Gauss-Seidel (Coulomb only), the modified PPM I (Drumwright models)."""
@@ -90,63 +102,99 @@ VELOCITY_CORRECTION, SPLIT_CORRECTION = 0, 1
 """``prm[15]``: penetration removed through the velocity (normal rows ask ``n . v+ >= -erp gap / dt``,
 Jain 2014), or by a separate position correction that leaves the velocities alone (:func:`correct_positions`)."""
 
+POISSON, ENERGETIC = 0, 1
+"""``prm[18]``: the restitution impulse of Jain 2014 Eq. 56 as written (Poisson's hypothesis), or scaled back
+where it would make a collision end with more kinetic energy than it began with (:func:`restitution_scale`)."""
+
 PENETRATION_SLOP = 1e-7
 """Penetration (m) below which the split position correction is skipped (round-off of resting contacts)."""
-
-SLIP_DIRECTION_TOL = 1e-9
-"""Predicted tangential slip speed (m/s) below which a contact keeps the fixed pyramid's tangents."""
 
 MAX_COLLISION_PHASES = 8
 """Collision phases per step: after one, contacts that its impulses set closing run the next (a Newton's
 cradle passes its impulse along the chain, one phase per contact)."""
 
 NO_SLIP_GAP = 1e-5
-"""No-slip rows hold every contact's tangential velocity at zero (Drumwright 2015 Eqs. 45-46), so only
-touching contacts (gap below this, m) enter them; contacts farther apart are left out of the step."""
+"""Drumwright 2015's tangential rows (no-slip: ``v+_t = 0``, Eqs. 45-46; viscous: ``p_t = -dt mu_v v+_t``)
+act whatever the normal impulse, so a contact enters the Drumwright models' step LCP when it touches (gap
+below this, m) or when the step would carry it past its gap (:func:`drumwright_rows`)."""
+
+ENERGY_FLOOR = 1e-12
+"""Kinetic energy (J) a step's impulses may add beyond ``prm[17]`` times the step's kinetic energy: the
+round-off of a step whose bodies rest (kinetic energy near zero)."""
+
+ACTIVATION_TOL = 1e-9
+"""An open contact left out of the Drumwright rows whose normal row ``w = v+_n + gap / dt`` falls below
+``-ACTIVATION_TOL`` times the rows' largest target would cross its gap: it joins the rows and the step is
+solved again."""
 
 
 @jit
-def record_contacts(stat, k, con_point, con_normal):
-    """Start the step's record in ``stat[NSTAT:]`` (when the row has room for one): the first ``k``
-    contacts' points and normals with zero impulse, NaN rows after them."""
-    n = (stat.shape[0] - NSTAT) // RECORD
-    for i in range(n):
-        r = NSTAT + RECORD * i
-        for m in range(3):
-            stat[r + m] = con_point[i, m] if i < k else np.nan
-            stat[r + 3 + m] = con_normal[i, m] if i < k else np.nan
-            stat[r + 6 + m] = 0.0 if i < k else np.nan
-
-
-@jit
-def record_impulses(stat, nb, k, lam, con_frame):
-    """Add the world impulses ``sum_d lam[n, t1, t2]_d frame_d`` of the first ``k`` contacts' rows (after
-    the ``nb`` loop rows) to the record of :func:`record_contacts`."""
-    n = min(k, (stat.shape[0] - NSTAT) // RECORD)
-    for i in range(n):
-        r = NSTAT + RECORD * i + 6
-        for d in range(3):
-            x = lam[nb + 3 * i + d]
-            for m in range(3):
-                stat[r + m] += x * con_frame[i, d, m]
-
-
-@jit
-def keep_touching(k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
-    """Move the contacts with ``gap <= NO_SLIP_GAP`` to the front; returns their count."""
-    j = 0
+def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info):
+    """The step's row impulses by a Drumwright model (:func:`solve_rows`) with the speculative contacts of
+    the margin: the rows of the touching contacts (gap <= :data:`NO_SLIP_GAP`) are solved first; an open
+    contact whose normal row then asks it to cross its gap (``v+_n < -gap / dt``, :data:`ACTIVATION_TOL`)
+    joins the rows (its tangential rows too: it touches within the step) and the step is solved again, until
+    none does (at most ``k`` rounds). Open contacts that stay out get no impulse. ``info`` as
+    :func:`solve_rows` (pivots summed over the rounds). Returns the solver status."""
+    nr = nb + 3 * k
+    on = np.zeros(k, dtype=np.bool_)
+    scale = 0.0
+    for r in range(nr):
+        scale = max(scale, abs(tgt[r]))
     for i in range(k):
-        if con_gap[i] <= NO_SLIP_GAP:
-            if j != i:
-                con_geom[j] = con_geom[i]
-                con_body[j] = con_body[i]
-                con_point[j] = con_point[i]
-                con_normal[j] = con_normal[i]
-                con_gap[j] = con_gap[i]
-                con_mu[j] = con_mu[i]
-                con_eps[j] = con_eps[i]
-            j += 1
-    return j
+        on[i] = con_gap[i] <= NO_SLIP_GAP
+    sub = np.zeros(4)
+    info[:] = 0.0
+    st = LCP_OK
+    for _ in range(k + 1):
+        ks = 0
+        for i in range(k):
+            if on[i]:
+                ks += 1
+        idx = np.empty(nb + 3 * ks, dtype=np.int64)
+        for r in range(nb):
+            idx[r] = r
+        j = nb
+        for i in range(k):
+            if on[i]:
+                for d in range(3):
+                    idx[j + d] = nb + 3 * i + d
+                j += 3
+        n = idx.shape[0]
+        Ws = np.empty((n, n))
+        ts = np.empty(n)
+        lams = np.empty(n)
+        mus = np.empty(ks)
+        for r in range(n):
+            ts[r] = tgt[idx[r]]
+            for c in range(n):
+                Ws[r, c] = Wd[idx[r], idx[c]]
+        for jj in range(ks):
+            mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
+        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub) if n > 0 else LCP_OK
+        info[0] += sub[0]
+        info[1] = max(info[1], sub[1])
+        info[2] += sub[2]
+        info[3] = sub[3]
+        if st != LCP_OK:
+            return st
+        lam[:] = 0.0
+        for r in range(n):
+            lam[idx[r]] = lams[r]
+        crossing = False
+        for i in range(k):
+            if on[i]:
+                continue
+            r = nb + 3 * i
+            w = tgt[r]
+            for c in range(n):
+                w += Wd[r, idx[c]] * lams[c]
+            if w < -ACTIVATION_TOL * scale:
+                on[i] = True
+                crossing = True
+        if not crossing:
+            break
+    return st
 
 
 @jit
@@ -227,101 +275,6 @@ def apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, w
 
 
 @jit
-def slip_frames(k, nb, vr, con_frame):
-    """Turn each contact's tangents about its normal so that ``t1`` points along the predicted slip
-    ``s = vr_t1 t1 + vr_t2 t2`` (``vr``: the rows' velocities of the step's free velocity, in the fixed
-    frames ``con_frame``), ``t2 = n x t1``; a contact slipping slower than :data:`SLIP_DIRECTION_TOL` keeps
-    its frame. Coulomb friction then opposes the slip at its full ``mu F_n`` whatever the world's
-    orientation (the fixed pyramid of ``n_f = 4`` caps friction along its diagonals at ``mu F_n / sqrt 2``);
-    a contact held still on a slope slips, before friction, along the pull of gravity (``dt g_t``), so a
-    sticking contact is aligned with the force friction must hold."""
-    for i in range(k):
-        a = vr[nb + 3 * i + 1]
-        b = vr[nb + 3 * i + 2]
-        sn = math.sqrt(a * a + b * b)
-        if sn <= SLIP_DIRECTION_TOL:
-            continue
-        a /= sn
-        b /= sn
-        for m in range(3):
-            t1 = con_frame[i, 1, m]
-            t2 = con_frame[i, 2, m]
-            con_frame[i, 1, m] = a * t1 + b * t2
-            con_frame[i, 2, m] = -b * t1 + a * t2
-
-
-@jit
-def correct_positions(Wd, nb, k, con_gap, collided, eps, prm, lam, info):
-    """Impulses ``lam`` (loop rows; normal rows; tangent rows zero) of the position correction, whose
-    velocity ``M^-1 G^T lam`` moves the positions only (split impulse): the velocities, hence the kinetic
-    energy, are left alone. Rows (``w = W lam + b``): the loop rows held (``w = 0``); a contact that collided
-    in the step (``collided``) from an open gap brought back by ``(1 + eps) gap`` (``w = 0`` with ``b = (1 + eps) gap / dt``):
-    the collision phase reversed it where it began the step, ``gap`` before touching, so it ends the step
-    ``(1 + eps) gap`` farther out than had it touched first and rebounded; the other contacts
-    ``w >= 0`` complementary to ``lam_n >= 0``, with ``b = erp gap / dt`` for a penetration (``erp`` of it
-    removed) and ``gap / dt`` for an open gap (it may close, not cross). Solved as a mixed LCP (Lemke; the
-    equality rows first); returns its status."""
-    pull = np.zeros(k, dtype=np.bool_)
-    nc = 0
-    for i in range(k):
-        pull[i] = collided[i] and con_gap[i] > 0.0
-        if pull[i]:
-            nc += 1
-    n = nb + k
-    idx = np.empty(n, dtype=np.int64)  # rows of Wd: loops, collided normals, the other normals
-    for r in range(nb):
-        idx[r] = r
-    j = nb
-    for first in (True, False):
-        for i in range(k):
-            if pull[i] == first:
-                idx[j] = nb + 3 * i
-                j += 1
-    M = np.empty((n, n))
-    q = np.zeros(n)
-    for r in range(n):
-        for c in range(n):
-            M[r, c] = Wd[idx[r], idx[c]]
-    dt = prm[0]
-    for r in range(nb, n):
-        i = (idx[r] - nb) // 3
-        g = con_gap[i]
-        if pull[i]:
-            q[r] = (1.0 + eps[i]) * g / dt
-        else:
-            q[r] = (prm[2] * g if g < 0.0 else g) / dt
-    z = np.zeros(n)
-    w = np.empty(n)
-    st = mlcp(M, q, nb + nc, int(prm[8]), prm[9], z, w, info)
-    lam[:] = 0.0
-    for r in range(n):
-        lam[idx[r]] = z[r]
-    return st
-
-
-@jit
-def phase_rows(nb, k, colliding, con_gap):
-    """The rows of a collision phase: the loop rows, then the three rows of each contact that collides or
-    already touches (``gap <= 0``). Open contacts that do not close within the step take no part: nothing
-    moves during the impulses (``Delta_t = 0``), and the step LCP keeps them from crossing afterwards.
-    Returns their contact count and the row indices."""
-    ks = 0
-    for i in range(k):
-        if colliding[i] or con_gap[i] <= 0.0:
-            ks += 1
-    idx = np.empty(nb + 3 * ks, dtype=np.int64)
-    for r in range(nb):
-        idx[r] = r
-    j = 0
-    for i in range(k):
-        if colliding[i] or con_gap[i] <= 0.0:
-            for d in range(3):
-                idx[nb + 3 * j + d] = nb + 3 * i + d
-            j += 1
-    return ks, idx
-
-
-@jit
 def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                  stiffness, damping, springref,
                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
@@ -363,16 +316,15 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     stat[0] = k
     for i in range(k):
         stat[7] = max(stat[7], -con_gap[i])
-    if int(prm[12]) == NO_SLIP:
-        k = keep_touching(k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     record_contacts(stat, k, con_point, con_normal)
     nl = fa.shape[0]
     nb = row[nl]
     for m in range(nv):
         qdn[m] = qd[m] + dt * qdd[m]
     add_frame_rates(jtype, vadr, I, qd, dt, qdn)
+    qf = qdn.copy()  # the free velocity: no impulse
     if k == 0 and nb == 0:
-        step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
+        step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
         return OK
     if nl > 0:
         loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, a, a0,
@@ -421,7 +373,9 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     qm[:] = qd
     colliding = np.zeros(k, dtype=np.bool_)
     collided = np.zeros(k, dtype=np.bool_)
+    approach = np.zeros(k)  # approach speed of each contact when it collided
     pre = 0.0  # the part of the step whose free acceleration qm already holds
+    gain = 0.0  # kinetic energy the impulses add (step 7)
     for _ in range(MAX_COLLISION_PHASES):
         row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
@@ -443,47 +397,65 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                 qm[m] += tc * qdd[m]
             row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
                               node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+        for i in range(k):
+            if colliding[i]:
+                approach[i] = max(approach[i], -vr[nb + 3 * i])
         stat[5] += 1.0
+        ke0 = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qm, vb, cb, vJ)
         ks, idx = phase_rows(nb, k, colliding, con_gap)
-        Ws = np.empty((idx.shape[0], idx.shape[0]))
-        for r in range(idx.shape[0]):
-            for c in range(idx.shape[0]):
+        ns = idx.shape[0]
+        Ws = np.empty((ns, ns))
+        for r in range(ns):
+            for c in range(ns):
                 Ws[r, c] = Wd[idx[r], idx[c]]
-        vs = np.empty(idx.shape[0])
-        lams = np.empty(idx.shape[0])
+        v0 = np.empty(ns)
+        vc = np.empty(ns)
+        pc = np.empty(ns)
+        pd = np.empty(ns)
         mus = np.empty(ks)
-        theta = np.zeros(idx.shape[0])
         for j in range(ks):
             mus[j] = mu[(idx[nb + 3 * j] - nb) // 3]
-        for phase in range(2):
-            for r in range(idx.shape[0]):
-                vs[r] = vr[idx[r]]
-            if phase == 1:
-                # recovered impulse theta (Eq. 56), applied with the decompression impulses (Eq. 58)
-                for j in range(ks):
-                    theta[nb + 3 * j] = eps[(idx[nb + 3 * j] - nb) // 3] * lams[nb + 3 * j]
-                for r in range(idx.shape[0]):  # vs += Ws theta (a loop: no BLAS threads for a small product)
-                    acc = 0.0
-                    for c2 in range(idx.shape[0]):
-                        acc += Ws[r, c2] * theta[c2]
-                    vs[r] += acc
-            st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, lams, info)
-            stat[4] += info[0]
-            stat[6] = max(stat[6], info[1])
-            stat[8] += info[2]
-            if st != LCP_OK:
-                stat[3] = st
-                return LCP_FAILED
-            if phase == 1:
-                lams += theta
-            lam[:] = 0.0
-            for r in range(idx.shape[0]):
-                lam[idx[r]] = lams[r]
-            apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
-                           nn, row_node, row_coef, lam, qm)
-            record_impulses(stat, nb, k, lam, con_frame)
-            row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
-                              node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+        for r in range(ns):
+            v0[r] = vr[idx[r]]
+        # compression (Eq. 54): the contacts stop approaching
+        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info)
+        stat[4] += info[0]
+        stat[6] = max(stat[6], info[1])
+        stat[8] += info[2]
+        if st != LCP_OK:
+            stat[3] = st
+            return LCP_FAILED
+        for r in range(ns):
+            acc = 0.0
+            for c in range(ns):  # a loop: no BLAS threads for a small product
+                acc += Ws[r, c] * pc[c]
+            vc[r] = v0[r] + acc
+        # decompression (Eq. 57) with the recovered impulse theta = eps p_n (Eq. 56), applied with it (Eq. 58)
+        theta = np.zeros(ns)
+        for j in range(ks):
+            theta[nb + 3 * j] = eps[(idx[nb + 3 * j] - nb) // 3] * pc[nb + 3 * j]
+        vs = np.empty(ns)
+        for r in range(ns):
+            acc = 0.0
+            for c in range(ns):
+                acc += Ws[r, c] * theta[c]
+            vs[r] = vc[r] + acc
+        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info)
+        stat[4] += info[0]
+        stat[6] = max(stat[6], info[1])
+        stat[8] += info[2]
+        if st != LCP_OK:
+            stat[3] = st
+            return LCP_FAILED
+        pd += theta
+        s_d = restitution_scale(Ws, v0, pc, vc, pd) if int(prm[18]) == ENERGETIC else 1.0
+        lam[:] = 0.0
+        for r in range(ns):
+            lam[idx[r]] = pc[r] + s_d * pd[r]
+        apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
+                       nn, row_node, row_coef, lam, qm)
+        record_impulses(stat, nb, k, lam, con_frame)
+        gain += kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qm, vb, cb, vJ) - ke0
     # 4. the step LCP (Eq. 53)
     for m in range(nv):
         qdn[m] = qm[m] + (dt - pre) * qdd[m]
@@ -498,7 +470,11 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         tgt[r] = vr[r] + (g / dt if g > 0.0 else (0.0 if split else erp * g / dt))
         tgt[r + 1] = vr[r + 1]
         tgt[r + 2] = vr[r + 2]
-    st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info)
+    ke_f = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
+    if int(prm[12]) == COULOMB:
+        st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info)
+    else:
+        st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info)
     if st != LCP_OK:
         stat[3] = st
         return LCP_FAILED
@@ -512,11 +488,33 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim, nn,
                    row_node, row_coef, lam, qdn)
     record_impulses(stat, nb, k, lam, con_frame)
+    # 7. (checked before the positions move) the impulses' work: the step LCP's impulse lam at the free
+    # velocity v_f does lam . (v_f + v+) / 2 = lam . v+ - lam^T W lam / 2 <= lam . v+, and lam . v+ <= 0 but
+    # for the rows whose target has a bias b (w = v+ + b): -lam b, which the gap of an open contact makes
+    # negative and only the velocity correction of a penetration and the loop rows' erp can make positive
+    allow = 0.0
+    for r in range(nb):
+        allow += max(0.0, -lam[r] * (tgt[r] - vr[r]))
+    for i in range(k):
+        r = nb + 3 * i
+        allow += max(0.0, -lam[r] * (tgt[r] - vr[r]))
+    ke_n = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
+    gain += ke_n - ke_f - allow
+    stat[9] = gain
+    if gain > prm[17] * (ke_n + ke_f) + ENERGY_FLOOR:
+        return ENERGY_GAINED
+    back = np.zeros(k)  # how far each collided contact is brought back in step 6
+    if stat[5] > 0.0:
+        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
+                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+        for i in range(k):
+            if collided[i] and approach[i] > 0.0:
+                back[i] = con_gap[i] * (1.0 + max(vr[nb + 3 * i], 0.0) / approach[i])
     # 5. positions; free joints' velocities rewritten in their new body axes
-    step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
+    step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):
         # 6. position correction (split impulse): positions only, computed at q and applied at q+
-        st = correct_positions(Wd, nb, k, con_gap, collided, eps, prm, lam, info)
+        st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info)
         if st != LCP_OK:
             stat[3] = st
             return LCP_FAILED
@@ -556,7 +554,8 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     if st != OK:
         return st
     start_states(q0, qd0, Q, QD)
-    for n in range(Q.shape[0] - 1):
+    nsteps = Q.shape[0] - 1
+    for n in range(nsteps):
         st, tau_n, fext_n = step_inputs(tau, fext, n)
         if st != OK:
             return st
@@ -570,10 +569,22 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                           vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point,
                           con_normal, con_gap, con_mu, con_eps,
                           Q[n + 1], QD[n + 1], stats[n])
+        if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration
+            return PENETRATED | (n << STEP_SHIFT)
         if st != OK:
             return st | ((n + 1) << STEP_SHIFT)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         if check_q(jtype, qadr, Q[n + 1]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
+    if nsteps > 0 and math.isfinite(prm[16]):
+        depth = max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
+                                geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin,
+                                geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, Q[nsteps], X_E,
+                                X_r, S, oR, op, gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
+                                con_eps)
+        if depth > prm[16]:
+            return PENETRATED | (nsteps << STEP_SHIFT)
     return OK
+
+

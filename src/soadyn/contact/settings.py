@@ -10,7 +10,8 @@ import numpy as np
 from .._kernels import contact_sim as _kc
 from .pyramid import check_n_f
 
-__all__ = ["ContactSettings", "FORMULATIONS", "SOLVERS", "FRICTION_MODELS", "PYRAMIDS", "CORRECTIONS"]
+__all__ = ["ContactSettings", "FORMULATIONS", "SOLVERS", "FRICTION_MODELS", "PYRAMIDS", "CORRECTIONS",
+           "RESTITUTION_LAWS"]
 
 FORMULATIONS = ("os",)
 """Formulations the simulation kernel runs. NMC/OS (Jain 2014 Sec. 8) is the OS formulation on the fully
@@ -42,6 +43,13 @@ CORRECTIONS = {"velocity": _kc.VELOCITY_CORRECTION, "split": _kc.SPLIT_CORRECTIO
 the push-out velocity stays, so a penetration pops the bodies apart with kinetic energy it did not have);
 ``"split"``, by a separate position correction (split impulse: the normal-row impulses that remove ``erp``
 of each penetration move the positions only), so no kinetic energy is added."""
+
+RESTITUTION_LAWS = {"poisson": _kc.POISSON, "energetic": _kc.ENERGETIC}
+"""The restitution impulse of a collision: ``"poisson"``, Jain 2014 Eq. 56 as written (``theta_i = eps_i
+F_n,i``), which over several simultaneous contacts can end the impact with more kinetic energy than it
+began with, even for exact LCP answers; ``"energetic"``, the same impulse scaled back (all contacts of the
+collision by one factor) to the largest share that adds no kinetic energy, as Stronge's energetic
+restitution demands. A single contact, or contacts that do not interact, are unchanged."""
 
 
 def _number(x, name: str, lo: float = 0.0, hi: float = math.inf, open_lo: bool = False) -> float:
@@ -80,7 +88,17 @@ class ContactSettings:
 
     The defaults: a 5 mm margin, the slip-oriented pyramid and the split position correction.
     :meth:`classic` gives the papers' settings (no margin, fixed pyramid, penetration removed through the
-    velocity), which their reproductions use."""
+    velocity, Poisson's restitution, no checks), which their reproductions use.
+
+    Checks of every step (a step that fails one raises :class:`soadyn.sim.SimulationError` naming it, the
+    states before it kept): ``penetration_limit`` (m): no state may penetrate deeper (``math.inf``: no check);
+    ``energy_tolerance``: the kinetic energy the step's impulses add (collisions, contact and loop rows),
+    beyond what the bias of a velocity correction or of the loop rows' ``loop_erp`` may add, must stay below
+    this fraction of the step's kinetic energy (plus 1e-12 J of round-off). The impulses of an exact LCP
+    answer add none (the contact rows dissipate, and a collision's restitution impulse is scaled back when
+    Poisson's hypothesis over several contacts would add energy), so the check fires only on a wrong or
+    inaccurate answer. It is independent of actuation; semi-implicit Euler's own ``O(dt^2)`` energy error
+    per step, which a step without contact has too, is not part of it."""
 
     formulation: str = "os"
     mu: float | None = None
@@ -99,13 +117,18 @@ class ContactSettings:
     margin: float = 0.005
     pyramid: str = "slip"
     correction: str = "split"
+    penetration_limit: float = 1e-3
+    energy_tolerance: float = 1e-6
+    restitution_law: str = "energetic"
 
     @classmethod
     def classic(cls, **overrides) -> "ContactSettings":
         """The time stepping of the papers (Jain 2014, Drumwright 2015): contacts detected once they touch
-        (``margin=0``), the fixed friction pyramid and penetration removed through the velocity;
+        (``margin=0``), the fixed friction pyramid, penetration removed through the velocity and Poisson's
+        restitution (Eq. 56), without the penetration and energy checks;
         ``overrides`` set any field. The papers' reproductions run with these."""
-        return cls(**{"margin": 0.0, "pyramid": "fixed", "correction": "velocity", **overrides})
+        return cls(**{"margin": 0.0, "pyramid": "fixed", "correction": "velocity", "penetration_limit": math.inf,
+                      "energy_tolerance": math.inf, "restitution_law": "poisson", **overrides})
 
     def __post_init__(self):
         if self.formulation not in FORMULATIONS:
@@ -141,6 +164,15 @@ class ContactSettings:
             raise ValueError(f"pyramid: expected one of {tuple(PYRAMIDS)}, got {self.pyramid!r}")
         if self.correction not in CORRECTIONS:
             raise ValueError(f"correction: expected one of {tuple(CORRECTIONS)}, got {self.correction!r}")
+        for name in ("penetration_limit", "energy_tolerance"):
+            x = getattr(self, name)
+            if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not x >= 0.0 \
+                    or (name == "penetration_limit" and x == 0.0):
+                raise ValueError(f"{name}: expected a {'positive' if name == 'penetration_limit' else 'non-negative'} "
+                                 f"number or math.inf (no check), got {x!r}")
+        if self.restitution_law not in RESTITUTION_LAWS:
+            raise ValueError(f"restitution_law: expected one of {tuple(RESTITUTION_LAWS)}, got "
+                             f"{self.restitution_law!r}")
 
     def kernel_parameters(self, dt: float) -> np.ndarray:
         """The ``prm`` vector of :func:`soadyn._kernels.contact_sim.contact_step`."""
@@ -148,7 +180,8 @@ class ContactSettings:
                          -1.0 if self.mu is None else self.mu, -1.0 if self.restitution is None else self.restitution,
                          SOLVERS[self.solver], 0 if self.max_pivots is None else self.max_pivots, self.tikhonov,
                          self.pgs_iterations, self.pgs_tolerance, FRICTION_MODELS[self.friction], self.mu_v,
-                         PYRAMIDS[self.pyramid], CORRECTIONS[self.correction]], dtype=np.float64)
+                         PYRAMIDS[self.pyramid], CORRECTIONS[self.correction], self.penetration_limit,
+                         self.energy_tolerance, RESTITUTION_LAWS[self.restitution_law]], dtype=np.float64)
 
     def geom_margins(self, geom_margin: np.ndarray) -> np.ndarray:
         """The per-geom margins the kernel detects with: a pair's margin is the sum of its geoms', so each

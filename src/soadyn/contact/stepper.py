@@ -14,9 +14,9 @@ __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "contact_options", 
 
 CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
-                "penetration", "fallbacks")
+                "penetration", "fallbacks", "energy_gain")
 """Columns of ``Trajectory.contact_stats``."""
-CONTACT_CODES = (_kc.LCP_FAILED, _kc.TOO_MANY_CONTACTS)
+CONTACT_CODES = (_kc.LCP_FAILED, _kc.TOO_MANY_CONTACTS, _kc.PENETRATED, _kc.ENERGY_GAINED)
 LCP_STATUS = {_kl.LCP_RAY: "ray termination", _kl.LCP_MAX_PIVOTS: "pivot limit reached",
               _kl.LCP_SINGULAR: "singular equality block", _kl.LCP_NAN: "non-finite problem"}
 
@@ -102,7 +102,8 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
         "contact": {"formulation": c.formulation, "friction": c.friction, "solver": c.solver, "n_f": c.n_f, "mu": c.mu,
                     "mu_v": c.mu_v,
                     "restitution": c.restitution, "erp": c.erp, "loop_erp": c.loop_erp, "margin": c.margin,
-                    "pyramid": c.pyramid, "correction": c.correction},
+                    "pyramid": c.pyramid, "correction": c.correction,
+                    "penetration_limit": c.penetration_limit, "energy_tolerance": c.energy_tolerance},
         "max_contacts": int(stats[:, 0].max()) if n else 0,
         "max_active_contacts": int(stats[:, 1].max()) if n else 0,
         "max_lcp_size": int(stats[:, 2].max()) if n else 0,
@@ -111,6 +112,7 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
         "regularized_steps": int((stats[:, 6] > 0).sum()) if n else 0,
         "max_penetration": float(stats[:, 7].max()) if n else 0.0,
         "ppm_fallbacks": int(stats[:, 8].sum()) if n else 0,
+        "max_energy_gain": float(stats[:, 9].max()) if n else 0.0,
     }
     if traj.constraint_error is not None:
         summary["max_constraint_error"] = float(traj.constraint_error.max())
@@ -126,6 +128,13 @@ def contact_failure(sim, code: int, k: int, error: bool = False):
         msg = (f"collision detection found more contacts than the {sim.model.ncon_max} the model's geom pairs can "
                "produce")
         return ValueError(msg) if error else msg
+    if code in (_kc.PENETRATED, _kc.ENERGY_GAINED):
+        msg = guard_message(sim.contact, code, k)
+        if not error:
+            return msg
+        from ..sim import SimulationError
+
+        return SimulationError(msg, k, k * sim.dt, None)
     msg = (f"the contact LCP of step {k} could not be solved (solver {sim.contact.solver!r}, friction "
            f"{sim.contact.friction!r}); the state is left at the step's start. Try a smaller dt, tikhonov > 0, or "
            "another solver")
@@ -143,3 +152,15 @@ def contact_failure(sim, code: int, k: int, error: bool = False):
                    sim.contact.solver)
     err.add_note(msg)
     return err
+
+
+def guard_message(contact: ContactSettings, code: int, k: int) -> str:
+    """What the failed check of step ``k`` (:attr:`ContactSettings.penetration_limit`,
+    :attr:`ContactSettings.energy_tolerance`) says."""
+    if code == _kc.PENETRATED:
+        return (f"penetration check: step {k} left a penetration deeper than penetration_limit = "
+                f"{contact.penetration_limit:g} m; the state is left at the step's start. Try a smaller dt or a larger "
+                "margin (contacts are seen margin / dt before they close)")
+    return (f"energy check: the impulses of step {k} added kinetic energy beyond energy_tolerance = "
+            f"{contact.energy_tolerance:g} of the step's kinetic energy (an inaccurate LCP answer); the state is "
+            "left at the step's start. Try solver='lemke' or more pgs_iterations")
