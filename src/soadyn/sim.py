@@ -491,7 +491,8 @@ class Simulator:
         if st != _kj.OK:
             code = st & _STEP_MASK
             if self.contact is not None and code in _contact().CONTACT_CODES:
-                raise _contact().contact_failure(self, code, 0, error=True)
+                err = _contact().contact_failure(self, code, 0, error=True)
+                raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
             if code == _ks.DIVERGED:
                 raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
                                  "diverged; try a smaller dt)")

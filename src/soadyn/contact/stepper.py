@@ -121,20 +121,16 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
 
 def contact_failure(sim, code: int, k: int, error: bool = False):
     """The message for a failed contact step ``k`` of a rollout; with ``error`` (a failed :meth:`step`), the
-    error to raise: for an unsolved LCP a :class:`soadyn.lcp.LCPError` carrying the step's OS problem (Jain 2014
-    Eq. 53 at the step's start, built by :func:`soadyn.contact.formulations.build`; the kernel's rows add the
-    gap and loop-error terms to its ``q``)."""
+    error to raise (for a failed check, the message of the simulator's SimulationError): for an unsolved
+    LCP a :class:`soadyn.lcp.LCPError` carrying the step's OS problem (Jain 2014 Eq. 53 at the step's start,
+    built by :func:`soadyn.contact.formulations.build`; the kernel's rows add the gap and loop-error terms to
+    its ``q``)."""
     if code == _kc.TOO_MANY_CONTACTS:
         msg = (f"collision detection found more contacts than the {sim.model.ncon_max} the model's geom pairs can "
                "produce")
         return ValueError(msg) if error else msg
-    if code in (_kc.PENETRATED, _kc.ENERGY_GAINED):
-        msg = guard_message(sim.contact, code, k)
-        if not error:
-            return msg
-        from ..sim import SimulationError
-
-        return SimulationError(msg, k, k * sim.dt, None)
+    if code in (_kc.PENETRATED, _kc.ENERGY_GAINED):  # the simulator raises SimulationError with it
+        return guard_message(sim.contact, code, k)
     msg = (f"the contact LCP of step {k} could not be solved (solver {sim.contact.solver!r}, friction "
            f"{sim.contact.friction!r}); the state is left at the step's start. Try a smaller dt, tikhonov > 0, or "
            "another solver")
