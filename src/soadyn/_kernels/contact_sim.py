@@ -61,8 +61,9 @@ from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_T
                          SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
 from .contact import (constraint_nodes, delassus, pyramid_impulses, pyramid_lcp, row_forces, row_velocities,
                       tangent_basis)
-from .contact_motion import (NSTAT, RECORD, correct_positions, kinetic_energy, max_penetration, phase_rows,  # noqa: F401
-                             record_contacts, record_impulses, restitution_scale, slip_frames, step_positions)
+from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
+from .contact_motion import (correct_positions, kinetic_energy, max_penetration, phase_rows, record_contacts,
+                             record_impulses, restitution_scale, slip_frames, step_positions)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_MAX_PIVOTS, LCP_OK, mlcp, pgs
 from .loops import aba_correction, loop_rows
