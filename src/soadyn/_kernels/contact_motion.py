@@ -13,7 +13,7 @@ from .collision import collide, geom_world_poses
 from .joints import FREE, body_com, step_joints
 from .lcp import mlcp
 from .spatial import quat_to_rot
-from .tree import tree_positions, tree_velocities, world_poses
+from .kinematics import tree_positions, tree_velocities, world_poses
 
 NSTAT = 10
 """Columns of the per-step statistics (:mod:`.contact_sim`)."""
