@@ -95,8 +95,7 @@ def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADe
                               data.deriv_bw, data.deriv_dw, data.deriv_B,
                               data.tau, data.dtau_dq, data.dtau_dqd, data.M)
     check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
-    return RNEADerivatives(finite_result(data.tau, "rnea_derivatives"), finite_result(data.dtau_dq, "dtau_dq"),
-                           data.dtau_dqd, data.M)
+    return RNEADerivatives(finite_result(data.tau, "rnea_derivatives"), data.dtau_dq, data.dtau_dqd, data.M)
 
 
 def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADerivatives:
@@ -114,8 +113,7 @@ def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADeri
                              data.oIA, data.oU, data.Fm, data.Am, data.tau, data.dtau_dq, data.dtau_dqd, data.M,
                              data.qdd, data.dqdd_dq, data.dqdd_dqd, data.Minv)
     check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
-    return ABADerivatives(finite_result(data.qdd, "aba_derivatives"), finite_result(data.dqdd_dq, "dqdd_dq"),
-                          data.dqdd_dqd, data.Minv)
+    return ABADerivatives(finite_result(data.qdd, "aba_derivatives"), data.dqdd_dq, data.dqdd_dqd, data.Minv)
 
 
 def frame_jacobian_time_variation(model: Model, data: Data, q, qd, frame, reference: str = "local"):

@@ -182,11 +182,12 @@ def composite_pass(parent, vadr, jnv, oS, oIc, oB, bw, dw, tau):
 
 
 @jit
-def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, dtau_dq, dtau_dqd, M):
+def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau_dq, dtau_dqd, M):
     """Fill ``dtau/dq``, ``dtau/dqd`` and ``M`` column by column (module docstring): rows of the subtree
-    from the per-dof composites, rows of the ancestors from the body's composites."""
+    from the per-dof composites, rows of the ancestors from the body's composites. ``G`` (>= 3, 6)
+    scratch."""
     F = bw[F_]
-    dVdq, dAdq, dAdv, PS_, QS_, G = dw[DVDQ], dw[DADQ], dw[DADV], dw[PS], dw[QS], dw[TMP]
+    dVdq, dAdq, dAdv, PS_, QS_ = dw[DVDQ], dw[DADQ], dw[DADV], dw[PS], dw[QS]
     dtau_dq[:] = 0.0
     dtau_dqd[:] = 0.0
     M[:] = 0.0
@@ -235,7 +236,7 @@ def rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, X
     world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw)
     body_forces(oR, op, oI, fext, bw, oB, C)
     composite_pass(parent, vadr, jnv, oS, oI, oB, bw, dw, tau)
-    assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, dtau_dq, dtau_dqd, M)
+    assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, C, dtau_dq, dtau_dqd, M)
     for k in range(tau.shape[0]):  # the joint armature: armature qdd in tau, on the diagonal of M
         tau[k] += armature[k] * qdd[k]
         M[k, k] += armature[k]
@@ -260,16 +261,31 @@ def rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, X
 
 
 @jit
-def minus_product(A, B, out):
-    """out = -A B for (n, n) matrices."""
-    n = A.shape[0]
-    for r in range(n):
-        for c in range(n):
-            out[r, c] = 0.0
-        for k in range(n):
-            a = A[r, k]
-            for c in range(n):
-                out[r, c] -= a * B[k, c]
+def minus_minv_product(parent, vadr, jnv, subtree_end, Minv, B, out, w):
+    """``out = -M^-1 B`` for a matrix ``B`` with the sparsity of the RNEA derivatives: column ``l`` (a dof
+    of body ``i``) is nonzero only in the rows of ``i``'s ancestors and subtree, so ``out[:, l] =
+    -sum_k B[k, l] M^-1[k, :]`` over those rows (``M^-1`` symmetric: its rows are its columns). ``w`` (nv,)
+    scratch. O(nv nnz(B))."""
+    nv = Minv.shape[0]
+    for i in range(parent.shape[0]):
+        last = subtree_end[i] - 1
+        va, ve = vadr[i], vadr[last] + jnv[last]
+        for l in range(va, va + jnv[i]):
+            for c in range(nv):
+                w[c] = 0.0
+            for k in range(va, ve):
+                b = B[k, l]
+                for c in range(nv):
+                    w[c] -= b * Minv[k, c]
+            j = parent[i]
+            while j >= 0:
+                for k in range(vadr[j], vadr[j] + jnv[j]):
+                    b = B[k, l]
+                    for c in range(nv):
+                        w[c] -= b * Minv[k, c]
+                j = parent[j]
+            for c in range(nv):
+                out[c, l] = w[c]
 
 
 @jit
@@ -281,7 +297,7 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     """``qdd = aba(q, qd, tau, f_ext)`` and its partial derivatives: ``dqdd/dtau = M^-1`` (the O(n^2)
     recursion of :func:`soadyn._kernels.tree.minv_tree`), ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd =
     -M^-1 dtau/dqd`` with the RNEA derivatives taken at ``(q, qd, qdd)`` (Carpentier & Mansard 2018,
-    Sec. IV-B). Outputs ``qdd`` (nv,), three (nv, nv) matrices; ``rtau`` equals ``tau`` up to round-off."""
+    Sec. IV-B). Outputs ``qdd`` (nv,), three (nv, nv) matrices; ``rtau`` (nv,) scratch."""
     st = check_inputs(jtype, qadr, q, qd, tau, fext)
     if st != OK:
         return st
@@ -297,8 +313,9 @@ def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                    X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am, Minv)
     if st != OK:
         return st
-    minus_product(Minv, dtau_dq, dqdd_dq)
-    minus_product(Minv, dtau_dqd, dqdd_dqd)
+    w = rtau  # rtau (the RNEA of the result) is no longer needed: scratch
+    minus_minv_product(parent, vadr, jnv, subtree_end, Minv, dtau_dq, dqdd_dq, w)
+    minus_minv_product(parent, vadr, jnv, subtree_end, Minv, dtau_dqd, dqdd_dqd, w)
     return OK
 
 
