@@ -126,7 +126,7 @@ def ilqr(model: Model, x0, U0, dt: float, x_goal, Q_final, R, iterations: int = 
 def double_pendulum() -> Model:
     """Two 1 m, 1 kg links on revolute joints about y (gravity -z), both actuated."""
     from .. import joints
-    from ..model import ModelBuilder
+    from ..builder import ModelBuilder
     from ..spatial import Inertia, Transform
 
     b = ModelBuilder("double_pendulum", gravity=(0.0, 0.0, -9.81))
