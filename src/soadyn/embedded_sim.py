@@ -14,7 +14,7 @@ from ._kernels import embed_sim as _ks
 from ._kernels import joints as _kj
 from .dynamics import as_array
 from .embedding import LOOP_TOL, EmbeddedModel, raise_status
-from .sim import INTEGRATORS, SimulationError, Trajectory, _constraint_errors, _energies, _positive_finite
+from .trajectory import INTEGRATORS, SimulationError, Trajectory, constraint_errors, energies, positive_finite
 
 __all__ = ["EmbeddedSimulator"]
 
@@ -31,13 +31,13 @@ class EmbeddedSimulator:
     def __init__(self, em: EmbeddedModel, dt: float, integrator: str = "rk4", loop_tol: float = LOOP_TOL):
         if not isinstance(em, EmbeddedModel):
             raise ValueError(f"em: expected a soadyn.embedding.EmbeddedModel, got {type(em).__name__}")
-        self._dt = _positive_finite(dt, "dt")
+        self._dt = positive_finite(dt, "dt")
         if not isinstance(integrator, str) or integrator not in INTEGRATORS:
             raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
         self.model = em
         self._integrator = integrator
         self._method = INTEGRATORS[integrator]
-        self._tol = _positive_finite(loop_tol, "loop_tol")
+        self._tol = positive_finite(loop_tol, "loop_tol")
         self.data = em.data()
 
     @property
@@ -80,7 +80,7 @@ class EmbeddedSimulator:
                 raise ValueError(f"steps: expected a positive integer, got {steps!r}")
             n = int(steps)
         elif duration is not None:
-            n = int(round(_positive_finite(duration, "duration") / self._dt))
+            n = int(round(positive_finite(duration, "duration") / self._dt))
             if n < 1:
                 raise ValueError(f"duration: {duration:g} s is shorter than one step (dt = {self._dt:g} s)")
         elif rows:
@@ -163,8 +163,8 @@ class EmbeddedSimulator:
         em, t = self.model, self.model.tree
         td = t.data()
         E = np.empty((X.shape[0], 3))
-        _energies(t, td, QT, QDT, E)
-        err = _constraint_errors(t, td, QT, QDT)
+        energies(t, td, QT, QDT, E)
+        err = constraint_errors(t, td, QT, QDT)
         stats = {"model": em.name, "tree": t.name, "nq": em.nq, "nv": em.nv, "nb": t.nb, "dt": self._dt,
                  "integrator": self._integrator, "steps": nsteps, "duration": nsteps * self._dt, "chunks": 1,
                  "wall_time_s": wall, "steps_per_second": nsteps / wall if wall > 0 else float("inf"),

@@ -31,6 +31,7 @@ from .embedding_nodes import (SCALAR_JOINTS, clusters, loop_bodies, loop_rows, n
                               planar_closed_form)
 from .loops import AssemblyError, LoopError, assemble, constraint_jacobian, loop_arrays
 from .model import Model, _readonly
+from .trajectory import Trajectory
 
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
            "METHODS", "DEFAULT_MAX_SIZE", "DEFAULT_HYBRID_SIZE", "LOOP_TOL"]
@@ -377,8 +378,6 @@ class EmbeddedModel:
         """The :class:`~soadyn.sim.Trajectory` of the tree (its ``q``, ``qd``, energies and loop errors) for
         a trajectory of this embedded model, e.g. to compare frame positions and the closure error with TA
         and FA runs."""
-        from .sim import Trajectory
-
         if traj.q.shape[1] != self.nq or traj.model_name not in ("", self.name):
             raise ValueError(f"traj: not a trajectory of {self.name!r} (nq={self.nq})")
         Q, QD = self.tree_states(traj.q, traj.qd)

@@ -1,5 +1,8 @@
-"""Simulation: :class:`Simulator` steps a model in time, :class:`Trajectory` records a run (save, load,
-plot) and :func:`energy` evaluates kinetic and potential energy (docs/architecture.md: Kernels, Public API).
+"""Simulation: :class:`Simulator` steps a model in time (docs/architecture.md: Kernels, Public API); the
+:class:`~soadyn.trajectory.Trajectory` it returns, :class:`~soadyn.trajectory.SimulationError` and
+:func:`~soadyn.trajectory.energy` live in :mod:`soadyn.trajectory` and are re-exported here. A
+:class:`Simulator` of an :class:`~soadyn.embedding.EmbeddedModel` is an
+:class:`~soadyn.embedded_sim.EmbeddedSimulator`.
 
 A step is one kernel call; :meth:`Simulator.rollout` runs all steps of a run in one kernel call, or in a
 few chunks (one call each) behind a progress bar when the run is long. Models with loop constraints
@@ -9,27 +12,25 @@ integrator stage, optionally stabilized by Baumgarte terms or projection error c
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
 import numbers
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ._kernels import joints as _kj
 from ._kernels import sim as _ks
-from .data import Data
-from .dynamics import _check_data, as_array, check_status, external_forces
+from .dynamics import as_array, check_status, external_forces
+from .embedded_sim import EmbeddedSimulator
+from .embedding import EmbeddedModel
+from .loops import loop_arrays
 from .model import Model
+from .trajectory import (INTEGRATORS, SimulationError, Trajectory, constraint_errors, energies, energy,
+                         positive_finite)
 
 __all__ = ["Simulator", "Trajectory", "SimulationError", "energy", "INTEGRATORS", "LOOP_METHODS",
            "STABILIZATIONS"]
 
-INTEGRATORS = {"semi_implicit": _ks.SEMI_IMPLICIT, "rk4": _ks.RK4}
-"""Integrator names accepted by :class:`Simulator` and their kernel codes."""
 LOOP_METHODS = ("ta",)
 """Closed-chain methods :class:`Simulator` steps with (``"kkt"`` is rejected: see :class:`Simulator`)."""
 STABILIZATIONS = (None, "baumgarte", "projection")
@@ -60,238 +61,6 @@ def _contact():
     from .contact import stepper
 
     return stepper
-
-
-class SimulationError(ValueError):
-    """A rollout failed at ``step`` (time ``time``): non-finite inputs, a singular mass matrix, a diverged
-    state or, with projection, loops that could not be closed. ``trajectory`` holds the states up to and
-    including the last valid one (``t <= time``)."""
-
-    def __init__(self, message: str, step: int, time: float, trajectory: "Trajectory"):
-        super().__init__(message)
-        self.step = step
-        self.time = time
-        self.trajectory = trajectory
-
-
-# ------------------------------------------------------------------------------------------- trajectory
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"stats value of type {type(x).__name__} cannot be saved as JSON")
-
-
-@dataclass(eq=False)
-class Trajectory:
-    """A recorded run: ``K`` states at times ``t``.
-
-    ``t`` (K,) seconds; ``q`` (K, nq); ``qd`` (K, nv); ``energy`` (K, 3) kinetic, potential, total (J);
-    ``stats``: dict of run facts (model, nq, nv, dt, integrator, steps, kernel wall time, steps per second,
-    ...), JSON-serializable; ``model_name``: the model the run belongs to.
-
-    Runs of a model with loops also carry (None otherwise), saved and loaded with the rest:
-    ``constraint_error`` (K,) ``max |phi|`` of each state (loop position errors, m or rad);
-    ``constraint_velocity_error`` (K,) ``max |G_c qd|``; and per step ``n`` (K - 1 rows, step ``n`` goes from
-    state ``n`` to ``n + 1``): ``loop_rank`` the smallest rank of the Schur complement ``Q Lambda Q*`` over
-    the integrator stages, ``loop_singular`` 1 where it was singular (redundant loops, solved in the
-    least-squares sense), ``projection_iterations`` the Gauss-Newton iterations of projection (0 without).
-
-    Runs with contact carry ``contact_stats`` (K - 1, 9), per step: contacts detected, active contacts,
-    LCP size, pivots of the step LCP (PGS: iterations), pivots of the collision LCPs, 1 if a collision
-    phase ran, the Tikhonov regularization used, the largest penetration depth (m) at the step's start,
-    PPM fallbacks to Lemke (:data:`soadyn.contact.stepper.STAT_COLUMNS`); ``stats`` adds their summary.
-Rolled out with ``record_contacts=True`` they also carry the contacts of every step, as the kernel solved
-them: ``contact_count`` (K - 1,) contacts of step ``n`` (detected at state ``n``), and for all of them in
-step order ``contact_point`` (N, 3) world points, ``contact_normal`` (N, 3) unit normals (from body B to
-body A) and ``contact_force`` (N, 3) the world force on body A averaged over the step (impulse / dt, normal
-and friction, collisions included); :meth:`contacts` gives one step's.
-
-    ``model``: the :class:`Model` of the run (set by :class:`Simulator` and :meth:`from_states`), saved
-    with the trajectory so that a loaded run can be replayed (:meth:`view`) without rebuilding it.
-    """
-
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    energy: np.ndarray
-    stats: dict = field(default_factory=dict)
-    model_name: str = ""
-    constraint_error: np.ndarray | None = None
-    constraint_velocity_error: np.ndarray | None = None
-    loop_rank: np.ndarray | None = None
-    loop_singular: np.ndarray | None = None
-    projection_iterations: np.ndarray | None = None
-    contact_stats: np.ndarray | None = None
-    contact_count: np.ndarray | None = None
-    contact_point: np.ndarray | None = None
-    contact_normal: np.ndarray | None = None
-    contact_force: np.ndarray | None = None
-    model: Model | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return int(self.t.shape[0])
-
-    def __repr__(self) -> str:
-        span = f"t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s" if len(self) else "empty"
-        return f"<soadyn.Trajectory {self.model_name!r}: {len(self)} states, {span}>"
-
-    def contacts(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(points, normals, forces)`` (each (m, 3)) of step ``n`` as recorded by
-        ``rollout(..., record_contacts=True)``."""
-        if self.contact_count is None:
-            raise ValueError("trajectory: no contacts recorded (rollout(..., record_contacts=True) records them)")
-        if not 0 <= n < self.contact_count.shape[0]:
-            raise ValueError(f"n: step {n} out of range [0, {self.contact_count.shape[0]})")
-        a = int(self.contact_count[:n].sum())
-        b = a + int(self.contact_count[n])
-        return self.contact_point[a:b], self.contact_normal[a:b], self.contact_force[a:b]
-
-    # ------------------------------------------------------------------ files
-    def _arrays(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if isinstance(getattr(self, f.name), np.ndarray)}
-
-    def save(self, path) -> Path:
-        """Write the trajectory to an ``.npz`` file (arrays as stored, ``stats`` as JSON text, the model's
-        arrays under ``model.*``); loads back bit for bit with :meth:`load`. Returns the path written."""
-        from .io.model_arrays import model_to_arrays
-
-        path = Path(path)
-        if path.suffix != ".npz":
-            path = path.with_name(path.name + ".npz")
-        model = model_to_arrays(self.model) if self.model is not None else {}
-        np.savez(path, **self._arrays(), stats=np.array(json.dumps(self.stats, default=_json_default)),
-                 model_name=np.array(self.model_name), **model)
-        return path
-
-    @classmethod
-    def load(cls, path) -> "Trajectory":
-        """Read a trajectory written by :meth:`save` (with its model when it was saved with one)."""
-        from .io.model_arrays import model_from_arrays
-
-        with np.load(Path(path), allow_pickle=False) as z:
-            names = {f.name for f in dataclasses.fields(cls)}
-            missing = [n for n in ("t", "q", "qd", "energy") if n not in z.files]
-            if missing:
-                raise ValueError(f"path: {str(path)!r} is not a saved Trajectory (missing {missing})")
-            kw = {n: z[n] for n in z.files if n in names and n not in ("stats", "model_name")}
-            stats = json.loads(str(z["stats"])) if "stats" in z.files else {}
-            model_name = str(z["model_name"]) if "model_name" in z.files else ""
-            model = model_from_arrays(z)
-        return cls(**kw, stats=stats, model_name=model_name, model=model)
-
-    @classmethod
-    def from_states(cls, model: Model, t, Q, QD, stats: dict | None = None) -> "Trajectory":
-        """A trajectory of states recorded outside :meth:`Simulator.rollout` (e.g. a closed-loop run
-        stepped from Python), with energies (and, for a model with loops, the constraint errors)
-        evaluated in one kernel call each."""
-        t = np.ascontiguousarray(t, dtype=np.float64)
-        Q = np.ascontiguousarray(as_array(Q, (t.shape[0], model.nq), "Q"))
-        QD = np.ascontiguousarray(as_array(QD, (t.shape[0], model.nv), "QD"))
-        E = np.empty((t.shape[0], 3))
-        data = model.data()
-        check_status(_energies(model, data, Q, QD, E), model, Q[0], ("Q", "QD"))
-        traj = cls(t=t, q=Q, qd=QD, energy=E, stats=dict(stats or {}), model_name=model.name, model=model)
-        if model.nl > 0:
-            err = _constraint_errors(model, data, Q, QD)
-            traj.constraint_error = err[:, 0].copy()
-            traj.constraint_velocity_error = err[:, 1].copy()
-        return traj
-
-    # ------------------------------------------------------------------ derived quantities
-    def _check_model(self, model: Model) -> None:
-        if not isinstance(model, Model):
-            raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
-        if model.nq != self.q.shape[1] or (self.model_name and model.name != self.model_name):
-            raise ValueError(f"model: {model.name!r} (nq={model.nq}) is not the model of this trajectory "
-                             f"({self.model_name!r}, nq={self.q.shape[1]})")
-
-    def frame_positions(self, model: Model, frame) -> np.ndarray:
-        """World positions (K, 3) of ``frame`` (name or index) along the trajectory (one kernel call).
-        ``frame`` may also be a list of frames: then the result is (K, nframes, 3)."""
-        self._check_model(model)
-        single = isinstance(frame, (str, int, np.integer))
-        ids = np.array([model.frame_id(f) for f in ([frame] if single else frame)], dtype=np.int64)
-        data = model.data()
-        P = np.empty((len(self), ids.size, 3))
-        Q = np.ascontiguousarray(self.q, dtype=np.float64)
-        if not Q.flags.writeable:
-            Q = Q.copy()
-        fbody = np.ascontiguousarray(model.frame_body[ids])
-        fE = np.ascontiguousarray(model.frame_E[ids])
-        fr = np.ascontiguousarray(model.frame_r[ids])
-        st = _ks.frame_positions(model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis,
-                                 model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r,
-                                 model.dof_S, Q, fbody, fE, fr, data.X_E, data.X_r,
-                                 data.S, data.oR, data.op, data.frame_R, P)
-        check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
-        return P[:, 0] if single else P
-
-    def plot(self, path=None, model: Model | None = None, frames=(), quantities=("energy",)) -> Path:
-        """Write a PNG with one panel per quantity (``"energy"``, ``"energy_drift"``, ``"q"``, ``"qd"``)
-        and, when ``frames`` are given (needs ``model``), a panel of their heights over time.
-        Default path: ``<model_name>.png``. Returns the path written."""
-        from .viz.plots import trajectory_figure
-
-        return trajectory_figure(self, path, model=model, frames=frames, quantities=quantities)
-
-    def view(self, model: Model | None = None, **options):
-        """Replay the run in 3-D in a web browser: a :class:`soadyn.viz.viewer.Viewer` serving the scene
-        (``model`` defaults to the trajectory's own; ``options`` as :class:`~soadyn.viz.viewer.Viewer`).
-        Needs ``soadyn[viz]``. Returns the viewer (its server runs in the background)."""
-        from .viz.viewer import Viewer
-
-        return Viewer(self, model, **options)
-
-
-# -------------------------------------------------------------------------------------------- energy
-def _loop_arrays(model: Model) -> tuple:
-    from .loops import loop_arrays
-
-    return loop_arrays(model)
-
-
-def _constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
-    """``(max |phi|, max |G_c qd|)`` of each state (K, 2), one kernel call."""
-    err = np.empty((Q.shape[0], 2))
-    d = data
-    st = _ks.constraint_errors(*model._tree, *_loop_arrays(model), Q, QD, d.X_E, d.X_r, d.S, d.v, d.c, d.vJ,
-                               d.oR, d.op, d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, err)
-    check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
-    return err
-
-
-def _energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
-    return _ks.energies(*model._tree, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
-                        data.v, data.c, data.oR, data.op, E)
-
-
-def energy(model: Model, data: Data, q, qd) -> tuple[float, float]:
-    """``(kinetic, potential)`` energy of the state ``(q, qd)``: ``1/2 qd^T M(q) qd`` and ``-sum m_i g . c_i``
-    (zero at the world origin)."""
-    _check_data(model, data)
-    data.q[:] = as_array(q, (model.nq,), "q")
-    data.qd[:] = as_array(qd, (model.nv,), "qd")
-    E = np.empty((1, 3))
-    st = _energies(model, data, data.q[None], data.qd[None], E)
-    check_status(st, model, data.q)
-    if not np.all(np.isfinite(E)):
-        raise ValueError("qd: contains NaN or inf")
-    return float(E[0, 0]), float(E[0, 1])
-
-
-# ----------------------------------------------------------------------------------------- simulator
-def _positive_finite(x, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise ValueError(f"{name}: expected a positive number, got {x!r}")
-    x = float(x)
-    if not (math.isfinite(x) and x > 0.0):
-        raise ValueError(f"{name}: expected a positive finite number, got {x!r}")
-    return x
 
 
 def _non_negative_finite(x, name: str) -> float:
@@ -345,11 +114,7 @@ class Simulator:
 
     def __new__(cls, model=None, *args, **kwargs):
         # an embedded (CE) model steps with its own simulator (soadyn.embedded_sim.EmbeddedSimulator)
-        from .embedding import EmbeddedModel
-
         if cls is Simulator and isinstance(model, EmbeddedModel):
-            from .embedded_sim import EmbeddedSimulator
-
             return EmbeddedSimulator(model, *args, **kwargs)
         return super().__new__(cls)
 
@@ -357,7 +122,7 @@ class Simulator:
                  stabilization: str | None = None, baumgarte=None, projection_tol: float = 1e-12, contact=None):
         if not isinstance(model, Model):
             raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
-        self._dt = _positive_finite(dt, "dt")
+        self._dt = positive_finite(dt, "dt")
         if not isinstance(integrator, str) or integrator not in INTEGRATORS:
             raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
         self.model = model
@@ -409,7 +174,7 @@ class Simulator:
                 raise ValueError(f"baumgarte: expected (alpha, beta), got {baumgarte!r}")
             alpha = _non_negative_finite(ab[0], "baumgarte")
             beta = _non_negative_finite(ab[1], "baumgarte")
-        tol = _positive_finite(projection_tol, "projection_tol")
+        tol = positive_finite(projection_tol, "projection_tol")
         return loop_method, stabilization, (alpha, beta), tol
 
     @property
@@ -463,7 +228,7 @@ class Simulator:
                                Q, QD)
         alpha, beta = self._baumgarte
         project = 1 if self._stabilization == "projection" else 0
-        return _ks.loop_rollout(*m._tree, *m._springs, *_loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
+        return _ks.loop_rollout(*m._tree, *m._springs, *loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
                                 self._dt, self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
                                 d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.oR,
                                 d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
@@ -515,7 +280,7 @@ class Simulator:
                 raise ValueError(f"steps: expected a positive integer, got {steps!r}")
             return int(steps)
         if duration is not None:
-            duration = _positive_finite(duration, "duration")
+            duration = positive_finite(duration, "duration")
             n = int(round(duration / self._dt))
             if n < 1:
                 raise ValueError(f"duration: {duration:g} s is shorter than one step (dt = {self._dt:g} s)")
@@ -662,7 +427,7 @@ class Simulator:
     def _trajectory(self, Q, QD, info, nsteps: int, wall: float, chunks: int) -> Trajectory:
         m = self.model
         E = np.empty((Q.shape[0], 3))
-        st = _energies(m, self.data, Q, QD, E)
+        st = energies(m, self.data, Q, QD, E)
         check_status(st, m, Q[-1], ("trajectory q", "trajectory qd", "input", "f_ext"))
         stats = {
             "model": m.name, "nq": m.nq, "nv": m.nv, "nb": m.nb, "dt": self._dt, "integrator": self._integrator,
@@ -672,7 +437,7 @@ class Simulator:
         traj = Trajectory(t=np.arange(Q.shape[0]) * self._dt, q=Q, qd=QD, energy=E, stats=stats,
                           model_name=m.name, model=m)
         if self._loops:
-            err = _constraint_errors(m, self.data, Q, QD)
+            err = constraint_errors(m, self.data, Q, QD)
             traj.constraint_error = err[:, 0].copy()
             traj.constraint_velocity_error = err[:, 1].copy()
         if self._loops and self.contact is None:

@@ -47,31 +47,25 @@ LAYERS = (
 matching prefix (``soadyn`` alone is the package's ``__init__``, the public API). A module may import from
 its own layer or a lower one (docs/architecture.md, Layers)."""
 
-KNOWN_UPWARD_IMPORTS = {
-    # Trajectory, SimulationError and the checks both simulators share still live in sim.py:
-    ("soadyn.embedding", "soadyn.sim"),
-    ("soadyn.embedded_sim", "soadyn.sim"),
-}
+KNOWN_UPWARD_IMPORTS: set = set()
 """(importer, imported) pairs that still break the layer order; each is also left out of the cycle check."""
 
 KNOWN_PRIVATE_USES = {
     # Model._tree and Model._springs, the model arrays of the tree kernels in argument order, and the checks
     # dynamics._check_data and dynamics._reference, read by the modules that call kernels:
-    *(("soadyn." + m, "_tree") for m in ("osim", "loops", "control", "embedding", "sim",
+    *(("soadyn." + m, "_tree") for m in ("osim", "loops", "control", "embedding", "sim", "trajectory",
                                          "contact.geometry", "contact.stepper")),
     ("soadyn.sim", "_springs"), ("soadyn.contact.stepper", "_springs"),
-    ("soadyn.osim", "_check_data"), ("soadyn.loops", "_check_data"), ("soadyn.sim", "_check_data"),
+    ("soadyn.osim", "_check_data"), ("soadyn.loops", "_check_data"), ("soadyn.trajectory", "_check_data"),
     ("soadyn.contact.geometry", "_check_data"), ("soadyn.osim", "_reference"),
     ("soadyn.embedding", "_readonly"),  # model._readonly: read-only kernel arrays
     # the buffers of Simulator.step, read by the contact stepper's error report:
     *(("soadyn.contact.stepper", n) for n in ("_Q1", "_QD1", "_tau1", "_info1")),
-    # the private names of sim.py that the embedded simulator shares:
-    *(("soadyn.embedded_sim", n) for n in ("_constraint_errors", "_energies", "_positive_finite")),
     ("soadyn._kernels.kinematics", "_sym3_congruence"),  # _kernels.spatial._sym3_congruence
 }
 """(module, private name) pairs still used outside the module that defines the name."""
 
-KNOWN_LONG_FILES = {"sim.py", "_kernels/lcp.py"}
+KNOWN_LONG_FILES = {"_kernels/lcp.py"}
 """Package files (relative to src/soadyn) still over MAX_LINES."""
 
 
