@@ -1,9 +1,10 @@
 """A :class:`~soadyn.model.Model` as a flat dict of NumPy arrays and back, so that a saved
 :class:`~soadyn.sim.Trajectory` (an ``.npz`` file) carries the model it was computed with.
 
-Every field of the model is stored under ``model.<field>``: arrays as they are, tuples of names as string
-arrays, numbers and strings as 0-d arrays; fields that are None (a model without loops) are left out and
-come back as None. ``model.__tuples__`` lists the tuple fields.
+Every field of the model that its constructor takes is stored under ``model.<field>``: arrays as they are,
+tuples of names as string arrays, numbers and strings as 0-d arrays; fields that are None (a model without
+loops) are left out and come back as None. Fields the model derives when it is built (the packed buffers
+``model_int`` and ``model_float``, ``gravity_accel``) are not stored: they are rebuilt on loading. ``model.__tuples__`` lists the tuple fields.
 """
 
 from __future__ import annotations
@@ -20,12 +21,17 @@ PREFIX = "model."
 _TUPLES = PREFIX + "__tuples__"
 
 
+def _stored_fields() -> list:
+    """The fields of :class:`Model` its constructor takes (derived fields are rebuilt from them)."""
+    return [f for f in dataclasses.fields(Model) if f.init]
+
+
 def model_to_arrays(model: Model) -> dict:
     """``{"model.<field>": array}`` for every field of ``model`` that is not None."""
     if not isinstance(model, Model):
         raise ValueError(f"model: expected a soadyn.Model, got {type(model).__name__}")
     out, tuples = {}, []
-    for f in dataclasses.fields(Model):
+    for f in _stored_fields():
         v = getattr(model, f.name)
         if v is None:
             continue
@@ -49,7 +55,7 @@ def model_from_arrays(arrays) -> Model | None:
         return None
     tuples = set(str(x) for x in np.asarray(arrays[_TUPLES]).tolist())
     kw = {}
-    for f in dataclasses.fields(Model):
+    for f in _stored_fields():
         key = PREFIX + f.name
         if key not in keys:
             continue
