@@ -28,7 +28,7 @@ def time_step(cfg: TimingConfig) -> dict:
         q, qd = sim.step(q, qd)
     mm, md = mujoco_start(scene)
     mujoco.mj_step(mm, md, nstep=200)
-    ncon = int(sim.data.ncon[0])
+    ncon = int(sim.last_step_stats["contacts"])
     t = time_calls({"soadyn": lambda: sim.step(q, qd), "mujoco": lambda: mujoco.mj_step(mm, md)}, cfg)
     return {"model": "solo12_standing", "contacts_soadyn": ncon, "contacts_mujoco": int(md.ncon),
             "soadyn": t["soadyn"].as_dict(), "mujoco": t["mujoco"].as_dict(),
