@@ -156,28 +156,24 @@ def rnea_derivatives_batch(model: Model, Q, QD, QDD):
     """:func:`rnea_derivatives` for K states (rows of ``Q`` (K, nq), ``QD``, ``QDD`` (K, nv)) in parallel
     over threads in one kernel call. Returns new arrays ``(TAU (K, nv), DTAU_DQ, DTAU_DQD, M (K, nv,
     nv))``."""
-    _plain(model, "rnea_derivatives_batch")
-    Q, QD, QDD, K, nchunks = batch_inputs(model, Q, QD, QDD, "QDD")
-    nv = model.nv
-    TAU, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
-    status = np.zeros(K, dtype=np.int64)
-    _kd.rnea_derivatives_batch(*_tree(model), model.dof_armature, model.body_subtree_end,
-                               Q, QD, QDD, np.zeros((model.nb, 6)),
-                               model.gravity_accel, nchunks, TAU, *out, status)
-    batch_status(model, status, Q, ("Q", "QD", "QDD", "f_ext"))
-    return (TAU, *out)
+    return _batch(model, _kd.rnea_derivatives_batch, "rnea_derivatives_batch", Q, QD, QDD, "QDD")
 
 
 def aba_derivatives_batch(model: Model, Q, QD, TAU):
     """:func:`aba_derivatives` for K states in parallel. Returns new arrays ``(QDD (K, nv), DQDD_DQ,
     DQDD_DQD, MINV (K, nv, nv))``."""
-    _plain(model, "aba_derivatives_batch")
-    Q, QD, TAU, K, nchunks = batch_inputs(model, Q, QD, TAU, "TAU")
+    return _batch(model, _kd.aba_derivatives_batch, "aba_derivatives_batch", Q, QD, TAU, "TAU")
+
+
+def _batch(model: Model, kernel, name: str, Q, QD, X, xname: str) -> tuple:
+    """One call of a batch derivative ``kernel`` over the rows of ``Q``, ``QD`` and ``X`` (named ``xname``):
+    the first result (K, nv) and the three (K, nv, nv) derivative arrays, checked."""
+    _plain(model, name)
+    Q, QD, X, K, nchunks = batch_inputs(model, Q, QD, X, xname)
     nv = model.nv
-    QDD, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
+    first, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    _kd.aba_derivatives_batch(*_tree(model), model.dof_armature, model.body_subtree_end,
-                              Q, QD, TAU, np.zeros((model.nb, 6)),
-                              model.gravity_accel, nchunks, QDD, *out, status)
-    batch_status(model, status, Q, ("Q", "QD", "TAU", "f_ext"))
-    return (finite_result(QDD, "aba_derivatives_batch"), *out)
+    kernel(*_tree(model), model.dof_armature, model.body_subtree_end, Q, QD, X, np.zeros((model.nb, 6)),
+           model.gravity_accel, nchunks, first, *out, status)
+    batch_status(model, status, Q, ("Q", "QD", xname, "f_ext"))
+    return (finite_result(first, name), *out)
