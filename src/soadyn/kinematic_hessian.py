@@ -1,0 +1,139 @@
+"""World-frame spatial Jacobians and their configuration derivatives (the kinematic Hessian), dense.
+
+The world spatial Jacobian column of dof ``j`` is the spatial velocity ``J_j = [w; v]`` (world axes, about
+the world origin) that a unit ``qd_j`` gives the successor body of its joint and every body after it, so a
+body's Jacobian is the columns of its support. Moving dof ``i`` moves the frames of the columns after it by
+the motion ``J_i``, so (Pinocchio's ``getJointKinematicHessian``, WORLD)
+
+    d J_j / d q_i = ad(J_i) J_j      for dof i before dof j on the path to j's joint,
+
+with ``ad([w; v]) = [[w~, 0], [v~, w~]]``. Within one joint "before" means the joint's own composition:
+the dofs of a free or spherical joint (tangent coordinates: successor-frame motions, as
+:mod:`soadyn.derivatives` defines them) move all of the joint's columns, a universal joint's first angle
+moves its second axis, and a single-dof joint's column is its own axis of motion (``ad(J_j) J_j = 0``).
+Planar joints (coordinates ``(x, y, theta)`` against successor-frame velocities) are not covered.
+
+The point rows of contact Jacobians (the world linear velocity of a body's material point at ``p``,
+``v(p) = v + w x p``) and their derivatives are built from these columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dynamics import fk
+from .joints import FREE, PLANAR, SPHERICAL
+from .model import Model
+
+__all__ = ["KinematicHessian", "kinematic_hessian", "ad_columns"]
+
+
+def ad_columns(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``ad(A_c) B_c`` column by column for motions ``A``, ``B`` (6, n)."""
+    w, v = A[:3], A[3:]
+    return np.vstack([np.cross(w, B[:3], axis=0), np.cross(w, B[3:], axis=0) + np.cross(v, B[:3], axis=0)])
+
+
+class KinematicHessian:
+    """World spatial Jacobian columns ``J`` (6, nv), body supports ``support`` (nb, nv) bool, the order
+    ``before`` (nv, nv) bool (``before[i, j]``: dof ``i`` moves column ``j``) and the Hessian ``H`` (6, nv,
+    nv), ``H[:, i, j] = d J_j / d q_i``, at one configuration; body world poses ``oR``, ``op``."""
+
+    def __init__(self, model: Model, data, q):
+        if np.any(model.jnt_type == PLANAR):
+            raise ValueError(f"model {model.name!r}: planar joints are not covered by the kinematic Hessian")
+        oR, op = fk(model, data, q)
+        self.oR, self.op = oR.copy(), op.copy()
+        nv, nb = model.nv, model.nb
+        S = data.S
+        J = np.zeros((6, nv))
+        joint_of = np.empty(nv, dtype=np.int64)
+        for b in range(nb):
+            a, n = int(model.jnt_vadr[b]), int(model.jnt_nv[b])
+            w = oR[b] @ S[a:a + n, :3].T
+            J[:3, a:a + n] = w
+            J[3:, a:a + n] = oR[b] @ S[a:a + n, 3:].T + np.cross(op[b], w, axis=0)
+            joint_of[a:a + n] = b
+        support = np.zeros((nb, nv), dtype=bool)
+        for b in range(nb):
+            s = b
+            while s >= 0:
+                a, n = int(model.jnt_vadr[s]), int(model.jnt_nv[s])
+                support[b, a:a + n] = True
+                s = int(model.body_parent[s])
+        before = np.zeros((nv, nv), dtype=bool)
+        for j in range(nv):
+            bj = joint_of[j]
+            before[:, j] = support[model.body_parent[bj]] if model.body_parent[bj] >= 0 else False
+            a, n = int(model.jnt_vadr[bj]), int(model.jnt_nv[bj])
+            if model.jnt_type[bj] in (FREE, SPHERICAL):
+                before[a:a + n, j] = True
+            else:
+                before[a:j, j] = True
+        H = np.zeros((6, nv, nv))
+        for i in range(nv):
+            cols = np.flatnonzero(before[i])
+            if cols.size:
+                H[:, i, cols] = ad_columns(np.repeat(J[:, i:i + 1], cols.size, axis=1), J[:, cols])
+        self.J, self.support, self.before, self.H, self.nv = J, support, before, H, nv
+
+    def body_jacobian(self, b: int) -> np.ndarray:
+        """The world spatial Jacobian (6, nv) of body ``b`` (zeros for the world, ``b = -1``)."""
+        if b < 0:
+            return np.zeros((6, self.nv))
+        return self.J * self.support[b]
+
+    def body_hessian_times(self, b: int, w: np.ndarray) -> np.ndarray:
+        """``d (J_b w) / dq`` (6, nv) for a fixed ``w`` (nv,): column ``i`` is ``sum_j H[:, i, j] w_j`` over
+        the support of ``b``."""
+        if b < 0:
+            return np.zeros((6, self.nv))
+        return self.H @ (w * self.support[b])
+
+    def body_hessian_dual(self, b: int, F: np.ndarray) -> np.ndarray:
+        """``d (J_b^T F) / dq`` (nv, nv) for a fixed world wrench ``F`` (6,) (moment about the origin; force)."""
+        if b < 0:
+            return np.zeros((self.nv, self.nv))
+        return np.einsum("a,aij->ji", F, self.H) * self.support[b][:, None]
+
+    # ------------------------------------------------------------------ material points
+    def point_jacobian(self, b: int, p: np.ndarray) -> np.ndarray:
+        """``dv(p)/dqd`` (3, nv): the world velocity of body ``b``'s material point at the world point ``p``."""
+        Jb = self.body_jacobian(b)
+        return Jb[3:] + np.cross(Jb[:3], p, axis=0)
+
+    def point_rate_q(self, b: int, p: np.ndarray, w: np.ndarray, dp: np.ndarray) -> np.ndarray:
+        """``d/dq [point_jacobian(b, p(q)) w]`` (3, nv) for a fixed ``w``, the point moving by ``dp`` (3, nv)."""
+        if b < 0:
+            return np.zeros((3, self.nv))
+        D = self.body_hessian_times(b, w)
+        omega = self.body_jacobian(b)[:3] @ w
+        return D[3:] + np.cross(D[:3], p, axis=0) + np.cross(omega, dp, axis=0)
+
+    def point_dual_q(self, b: int, p: np.ndarray, f: np.ndarray, dp: np.ndarray) -> np.ndarray:
+        """``d/dq [point_jacobian(b, p(q))^T f]`` (nv, nv) for a fixed world force ``f`` (3,) at ``p``."""
+        if b < 0:
+            return np.zeros((self.nv, self.nv))
+        F = np.concatenate([np.cross(p, f), f])
+        Jw = self.body_jacobian(b)[:3]
+        return self.body_hessian_dual(b, F) + Jw.T @ np.cross(dp, f, axis=0)
+
+    def direction_rate(self, b: int, n: np.ndarray) -> np.ndarray:
+        """``dn/dq`` (3, nv) of a direction ``n`` fixed in body ``b``: ``w x n``."""
+        if b < 0:
+            return np.zeros((3, self.nv))
+        return np.cross(self.body_jacobian(b)[:3], n, axis=0)
+
+    def wrench_rate(self, b: int, F: np.ndarray) -> np.ndarray:
+        """``dF/dq`` (6, nv) of a world wrench ``F`` fixed in body ``b``: ``-ad(J_i)^T F`` per column."""
+        if b < 0:
+            return np.zeros((6, self.nv))
+        Jb = self.body_jacobian(b)
+        w, v = Jb[:3], Jb[3:]
+        m, f = F[:3, None], F[3:, None]
+        return np.vstack([np.cross(w, m, axis=0) + np.cross(v, f, axis=0), np.cross(w, f, axis=0)])
+
+
+def kinematic_hessian(model: Model, data, q) -> KinematicHessian:
+    """The world spatial Jacobian columns and their derivatives at ``q`` (module docstring)."""
+    return KinematicHessian(model, data, q)

@@ -1,0 +1,123 @@
+"""The position update of a contact step (:func:`soadyn._kernels.contact_motion.step_positions`, the split
+correction's :func:`soadyn._kernels.joints.integrate_config`) and its tangent-space derivatives, for
+:mod:`soadyn.step_derivatives`.
+
+Configurations are differentiated in the tangent space of :mod:`soadyn.derivatives`: a free joint's
+perturbation is a successor-frame motion ``[a; b]`` (``R exp(a~)``, ``p + R b``), a spherical joint's a
+successor-frame rotation. A free joint's step moves its centre of mass on a line and turns the body about
+it, ``R+ = R exp(dt w~)``, ``p_c+ = p_c + dt R u`` (``u = v + w x c``), then writes its velocity in the new
+axes, ``v+ = exp(-dt w~) u - w x c``; an untouched free body moves its centre by the trapezoidal rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import contact_motion as _kcm
+from ._kernels import joints as _kj
+from .joints import FREE, SPHERICAL
+
+__all__ = ["skew", "exp_series", "ad_matrix", "body_com", "position_rates", "correction_rates", "still_joints",
+           "move"]
+
+
+def skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def exp_series(A, shift: int, terms: int = 40):
+    """``sum_k A^k / (k + shift)!``: ``exp(A)`` (shift 0) and the right Jacobian ``(exp(A) - 1) / A``
+    (shift 1) of a small ``A`` (``|A| <~ 5``; steps rotate far less)."""
+    out, term = np.eye(A.shape[0]), np.eye(A.shape[0])
+    fact = 1.0
+    for k in range(1, shift + 1):
+        fact *= k
+    out /= fact
+    term = term / fact
+    for k in range(1, terms):
+        term = term @ A / (k + shift)
+        out = out + term
+    return out
+
+
+def ad_matrix(xi):
+    """``ad([w; v]) = [[w~, 0], [v~, w~]]``."""
+    w, v = skew(xi[:3]), skew(xi[3:])
+    return np.block([[w, np.zeros((3, 3))], [v, w]])
+
+
+def body_com(model, b):
+    Ib = model.body_I[b]
+    m = Ib[3, 3]
+    return np.zeros(3) if m <= 0.0 else np.array([Ib[2, 4], Ib[0, 5], Ib[1, 3]]) / m
+
+
+def position_rates(model, qd, u, du, untouched, dt, nx):
+    """Tangent derivatives ``(dq1/dx, dqd_out/dx)`` of the position update ``q1 = q (+) dt u`` (free joints:
+    :func:`soadyn._kernels.joints.step_free_joint`, with the ballistic shift of an untouched body) and of
+    the step's output velocity (free joints rewritten in their new body axes)."""
+    nv = model.nv
+    Iq, Iqd = np.zeros((nv, nx)), np.zeros((nv, nx))
+    Iq[:, :nv] = np.eye(nv)
+    Iqd[:, nv:2 * nv] = np.eye(nv)
+    dq1, dqo = Iq + dt * du, du.copy()
+    for b in range(model.nb):
+        t, a = model.jnt_type[b], int(model.jnt_vadr[b])
+        if t not in (FREE, SPHERICAL):
+            continue
+        w, dw, al = u[a:a + 3], du[a:a + 3], Iq[a:a + 3]
+        phi = skew(dt * w)
+        RwT, Jr = exp_series(-phi, 0), exp_series(-phi, 1)
+        a1 = RwT @ al + dt * Jr @ dw
+        dq1[a:a + 3] = a1
+        if t == SPHERICAL:
+            continue
+        c = body_com(model, b)
+        uc = u[a + 3:a + 6] + np.cross(w, c)
+        duc = du[a + 3:a + 6] - skew(c) @ dw
+        be = Iq[a + 3:a + 6]
+        inner = be - skew(c + dt * uc) @ al + dt * duc
+        if untouched[b]:
+            u0 = qd[a + 3:a + 6] + np.cross(qd[a:a + 3], c)
+            du0 = Iqd[a + 3:a + 6] - skew(c) @ Iqd[a:a + 3]
+            inner += 0.5 * dt * (-skew(u0 - uc) @ al + du0 - duc)
+        dq1[a + 3:a + 6] = RwT @ inner + skew(c) @ a1
+        dqo[a + 3:a + 6] = skew(RwT @ uc) @ (dt * Jr @ dw) + RwT @ duc + skew(c) @ dw
+    return dq1, dqo
+
+
+def correction_rates(model, dq1, dc, ddc, dt):
+    """Tangent derivative of ``q1 (+) dt dc`` (the split correction, :func:`soadyn._kernels.joints.
+    integrate_joint`: SO(3) and SE(3) exponentials of the successor-frame motion)."""
+    out = dq1 + dt * ddc
+    for b in range(model.nb):
+        t, a = model.jnt_type[b], int(model.jnt_vadr[b])
+        if t == SPHERICAL:
+            phi = skew(dt * dc[a:a + 3])
+            out[a:a + 3] = exp_series(-phi, 0) @ dq1[a:a + 3] + exp_series(-phi, 1) @ (dt * ddc[a:a + 3])
+        elif t == FREE:
+            ad = ad_matrix(dt * dc[a:a + 6])
+            out[a:a + 6] = exp_series(-ad, 0) @ dq1[a:a + 6] + exp_series(-ad, 1) @ (dt * ddc[a:a + 6])
+    return out
+
+
+def still_joints(model, u, qf):
+    """Per joint: a free joint whose step velocity equals its free velocity (no impulse reached it)."""
+    return np.array([model.jnt_type[b] == FREE and bool(np.all(u[model.jnt_vadr[b]:model.jnt_vadr[b] + 6] ==
+                                                                qf[model.jnt_vadr[b]:model.jnt_vadr[b] + 6]))
+                     for b in range(model.nb)])
+
+
+def move(model, q, qd, u, still, dc, dt):
+    """``(q+, qd_out)``: the kernel's position update with the step velocity ``u`` (the ballistic rule for the
+    free joints marked ``still``), then the split correction ``(+) dt dc``."""
+    ref = u + np.repeat(np.where(still, 0.0, 1.0), model.jnt_nv)
+    q1, qo, R = np.empty(model.nq), u.copy(), np.empty((3, 3))
+    _kcm.step_positions(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2,
+                        model.body_I, q, qd, ref, qo, dt, q1, R)
+    if not np.any(dc):
+        return q1, qo
+    q2 = np.empty(model.nq)
+    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q1, dc, dt,
+                         q2, R)
+    return q2, qo

@@ -1,0 +1,189 @@
+"""Derivatives of the contact step (soadyn.step_derivatives) against central differences of Simulator.step
+where the active set does not change, their degenerate points and refusals, and the kinematic Hessian
+against central differences of the world Jacobian columns."""
+
+import numpy as np
+import pytest
+
+import soadyn as sd
+from soadyn import joints as J
+from soadyn import loops as L
+from soadyn.contact import ContactSettings
+from soadyn.kinematic_hessian import KinematicHessian
+from soadyn.spatial import Inertia, Transform
+from soadyn.step_derivatives import step_derivatives
+from tests.support import ALGORITHMS, assert_close
+
+STEP_FD = 1e-5
+"""Central differences of Simulator.step against the analytic step Jacobian (relative to max(1, |FD|)):
+the step is an LCP solution whose round-off (about 1e-12 of the impulses) becomes 1e-7 of a difference
+quotient at the step H."""
+H = 1e-5
+"""Finite-difference step (tangent space for q): small against the distance to an active-set change."""
+
+FLOOR = np.eye(3)
+WALL = np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])  # outward normal -x
+FLOOR_Y = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # outward normal +y
+
+
+def fd_step(sim, q, qd, tau, h=H):
+    """Central differences of ``sim.step`` in (q tangent, qd, tau): (dq+ (nv, 3nv), dqd+ (nv, 3nv))."""
+    m = sim.model
+    nv = m.nv
+    q0, _ = sim.step(q, qd, tau)
+    cq, cv = [], []
+    for col in range(3 * nv):
+        out = []
+        for s in (1.0, -1.0):
+            e = np.zeros(nv)
+            e[col % nv] = s * h
+            qq = sd.integrate(m, q, e) if col < nv else q
+            a, b = sim.step(qq, qd + e if nv <= col < 2 * nv else qd, tau + e if col >= 2 * nv else tau)
+            out.append((sd.difference(m, q0, a), b))
+        cq.append((out[0][0] - out[1][0]) / (2 * h))
+        cv.append((out[0][1] - out[1][1]) / (2 * h))
+    return np.array(cq).T, np.array(cv).T
+
+
+def check_fd(sim, q, qd, tau, modes):
+    d = step_derivatives(sim, q, qd, tau)
+    assert d.modes == modes, d.modes
+    Fq, Fv = fd_step(sim, q, qd, tau)
+    assert_close(np.hstack([d.dq_dq, d.dq_dqd, d.dq_dtau]), Fq, STEP_FD, "dq+/d(q, qd, tau)")
+    assert_close(np.hstack([d.dqd_dq, d.dqd_dqd, d.dqd_dtau]), Fv, STEP_FD, "dqd+/d(q, qd, tau)")
+    q1, qd1 = sim.step(q, qd, tau)
+    assert_close(d.q_next, q1, 0.0, "q+")
+    assert_close(d.qd_next, qd1, 0.0, "qd+")
+    return d
+
+
+def box_model(mu=0.5):
+    b = sd.ModelBuilder("box", gravity=(0, 0, -9.81))
+    b.add_body("box", "world", J.Free(), inertia=Inertia.box(1.0, (0.2, 0.2, 0.2)))
+    b.add_geom("box_geom", "box", "box", (0.1, 0.1, 0.1), mu=mu)
+    b.add_geom("floor", "world", "halfspace", mu=mu)
+    return b.finalize()
+
+
+def pendulum_wall():
+    b = sd.ModelBuilder("pendulum_wall", gravity=(0, 0, -9.81))
+    b.add_body("link", "world", J.Revolute((0, 1, 0)), inertia=Inertia(1.0, (0, 0, -1.0), np.diag([1e-3] * 3)))
+    b.add_geom("bob", "link", "sphere", 0.05, placement=Transform.from_pose(translation=(0, 0, -1.0)), mu=0.3)
+    b.add_geom("wall", "world", "halfspace", placement=(WALL, (0.3, 0, 0)), mu=0.3)
+    return b.finalize()
+
+
+def four_bar(floor_y=-10.0, mu=0.4):
+    """The planar four bar with a pad on a slider along the coupler, touching a floor ``y = floor_y``."""
+    Z = (0, 0, 1)
+
+    def rod(m, length):
+        return Inertia(m, (0.5 * length, 0, 0), np.diag([1e-3 * m, m * length ** 2 / 12, m * length ** 2 / 12]))
+
+    b = sd.ModelBuilder("four_bar_contact", gravity=(0.0, -9.81, 0.0))
+    b.add_body("crank", "world", J.Revolute(Z), None, rod(1.0, 0.5))
+    b.add_body("coupler", "crank", J.Revolute(Z), Transform.from_pose(None, (0.5, 0, 0)), rod(2.0, 1.2))
+    b.add_body("rocker", "world", J.Revolute(Z), Transform.from_pose(None, (1.0, 0, 0)), rod(1.5, 1.0))
+    b.add_body("pad", "coupler", J.Prismatic((1, 0, 0)), Transform.from_pose(None, (0.6, 0, 0)),
+               Inertia.sphere(0.3, 0.05))
+    b.add_frame("coupler_end", "coupler", Transform.from_pose(None, (1.2, 0, 0)))
+    b.add_frame("rocker_end", "rocker", Transform.from_pose(None, (1.0, 0, 0)))
+    b.add_loop("pin", "rocker_end", "coupler_end", "planar_pin")
+    b.add_geom("pad", "pad", "sphere", 0.05, mu=mu)
+    b.add_geom("floor", "world", "halfspace", placement=(FLOOR_Y, (0, floor_y, 0)), mu=mu)
+    return b.finalize()
+
+
+def settings():
+    return ContactSettings()
+
+
+def test_sphere_sliding_and_rolling_match_differences():
+    sc = sd.models.sliding_sphere(v0=2.0, mu=0.3)
+    sim = sd.Simulator(sc.model, dt=1e-3, contact=settings())
+    q, qd = sc.start
+    q = q.copy()
+    q[2] -= 2e-4  # penetrating: away from the kink of the normal row's bias at gap = 0
+    qd = qd + np.array([0.0, 5.0, 0.0, 0.0, 0.0, 0.0])
+    d = check_fd(sim, q, qd, np.array([0.1, 0.0, 0.0, 0.5, 0.2, 0.0]), ("sliding",))
+    assert d.correction and not d.degenerate
+    sc = sd.models.rolling_sphere(speed=1.0)
+    sim = sd.Simulator(sc.model, dt=1e-3, contact=settings())
+    q, qd = sc.start
+    q = q.copy()
+    q[2] -= 1e-4
+    check_fd(sim, q, qd, np.zeros(6), ("sticking",))
+
+
+def test_box_resting_and_sliding_match_differences():
+    sim = sd.Simulator(box_model(), dt=1e-3, contact=settings())
+    q = np.array([0, 0, 0.1 - 1e-4, 0, 0, 0, 1.0])
+    # four corners sticking: redundant rows, impulses not unique, the motion is
+    d = check_fd(sim, q, np.zeros(6), np.zeros(6), ("sticking",) * 4)
+    assert d.redundant and d.degenerate  # Lemke loads two corners; the other two touch without impulse
+    th = 0.002
+    q = np.array([0, 0, 0.1 - 1e-4, np.sin(th / 2), 0, 0, np.cos(th / 2)])
+    check_fd(sim, q, np.array([0, 0, 0, 1.0, 0.2, 0]), np.zeros(6), ("sliding", "sliding", "separating", "separating"))
+
+
+def test_pendulum_against_a_wall_matches_differences():
+    sim = sd.Simulator(pendulum_wall(), dt=1e-3, contact=settings())
+    th = np.arcsin(0.3 - 0.05 + 1e-4)
+    d = check_fd(sim, np.array([-th]), np.array([-1.0]), np.array([0.5]), ("sticking",))
+    assert d.redundant  # three contact rows on one dof
+
+
+def test_four_bar_in_contact_matches_differences():
+    m0 = four_bar()
+    q = L.assemble(m0, np.array([-0.9, 1.2, 0.3, 0.0]), fixed=["crank_joint"])
+    oR, op = sd.fk(m0, m0.data(), q)
+    m = four_bar(op[list(m0.body_names).index("pad")][1] - 0.05 + 1e-4)
+    sim = sd.Simulator(m, dt=1e-3, contact=settings())
+    N = np.append(np.linalg.svd(L.constraint_jacobian(m, m.data(), q)[:, :3])[2][-1], 0.0)
+    if (sd.frame_jacobian(m, m.data(), q, "pad", "world_aligned")[4] @ N) < 0:
+        N = -N  # N lifts the pad
+    check_fd(sim, q, 0.5 * N, np.zeros(4), ("separating",))
+    check_fd(sim, q, -0.5 * N + np.array([0, 0, 0, 0.3]), np.zeros(4), ("sliding",))
+
+
+def test_degenerate_points_are_reported():
+    sc = sd.models.sliding_sphere(v0=2.0, mu=0.3)
+    sim = sd.Simulator(sc.model, dt=1e-3, contact=settings())
+    q, qd = sc.start  # resting exactly at gap = 0
+    d = step_derivatives(sim, q, qd)
+    assert d.is_degenerate and any("gap = 0" in why for _, why in d.degenerate)
+    q = q.copy()
+    q[2] -= 2e-4
+    assert not step_derivatives(sim, q, qd).is_degenerate
+
+
+def test_refusals_name_the_cause():
+    sc = sd.models.ball_drop(height=1.0, restitution=0.5)
+    sim = sd.Simulator(sc.model, dt=1e-3, contact=settings())
+    q = sc.start[0].copy()
+    q[2] = sc.params["radius"] + 1e-3  # closes its 1 mm gap within the step at 2 m/s: a collision
+    with pytest.raises(ValueError, match="collision phase"):
+        step_derivatives(sim, q, np.array([0, 0, 0, 0, 0, -2.0]))
+    with pytest.raises(ValueError, match="differentiates the contact step"):
+        step_derivatives(sd.Simulator(sc.model, dt=1e-3), q, np.zeros(6))
+    with pytest.raises(ValueError, match="Coulomb pyramid"):
+        step_derivatives(sd.Simulator(sc.model, dt=1e-3, contact=ContactSettings(friction="viscous")), q, np.zeros(6))
+
+
+def test_kinematic_hessian_matches_differences_of_the_world_columns(rng):
+    mix = tuple(t for t in sd.models.ALL_JOINTS if t != J.PLANAR)
+    m = sd.models.auto_tree(6, branching=1.5, joint_mix=mix, seed=3)
+    q = m.random_q(rng)
+    kh = KinematicHessian(m, m.data(), q)
+    h = 1e-6
+    for i in range(m.nv):
+        e = np.zeros(m.nv)
+        e[i] = h
+        Jp = KinematicHessian(m, m.data(), sd.integrate(m, q, e)).J
+        Jm = KinematicHessian(m, m.data(), sd.integrate(m, q, -e)).J
+        assert_close(kh.H[:, i, :], (Jp - Jm) / (2 * h), 1e-7, f"dJ/dq_{i}")
+    # a body's world Jacobian is the frame Jacobian at its origin moved to the world origin
+    b = m.nb - 1
+    Jw = sd.frame_jacobian(m, m.data(), q, m.body_names[b], "world_aligned")
+    p = kh.op[b]
+    assert_close(kh.body_jacobian(b)[3:] + np.cross(kh.body_jacobian(b)[:3], p, axis=0), Jw[3:], ALGORITHMS, "v(o)")
