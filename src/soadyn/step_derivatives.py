@@ -48,7 +48,7 @@ from .kinematic_hessian import KinematicHessian
 from .lcp import solve_mlcp
 from .loops import constraint_state
 from .sim import Simulator
-from .step_motion import body_com, correction_rates, move, position_rates, skew, still_joints
+from .step_motion import body_com, correction_rates, exp_series, move, position_rates, skew, still_joints
 
 __all__ = ["StepDerivatives", "step_derivatives", "STATE_TOL", "ACTIVE_TOL"]
 
@@ -284,6 +284,57 @@ def _classify(z, w, qv, v, nb, k, nf, mu):
     return modes, edges, np.array(sigma), degenerate
 
 
+def _step_velocity(model, qd_next, dt):
+    """The step velocity ``u`` of the simulator's output ``qd_next``: its free joints' velocities written back
+    in the step's body axes (``v = exp(dt w~) (v+ + w x c) - w x c``)."""
+    u = qd_next.copy()
+    for b in np.flatnonzero(model.jnt_type == FREE):
+        a = int(model.jnt_vadr[b])
+        w, c = u[a:a + 3], body_com(model, b)
+        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + np.cross(w, c)) - np.cross(w, c)
+    return u
+
+
+def _impulses_of(u, qf, Minv, Gr, bias, nb, k, nf, mu):
+    """An LCP solution ``z`` (pyramid variables) whose impulses give the step velocity ``u``: the rows'
+    velocities fix each contact's ``sigma``, which impulses may be positive (a touching contact, the pyramid
+    edges opposing its slip) and the friction limit of a sliding one; the impulses then solve
+    ``Gr^T lam = M (u - qf)`` by non-negative least squares."""
+    from scipy.optimize import nnls
+
+    vb = Gr @ u + bias
+    tol = ACTIVE_TOL * max(1.0, float(np.abs(vb).max(initial=0.0)))
+    th = 2.0 * np.pi * np.arange(nf) / nf
+    nbeta = nb + k * (nf + 1)
+    cols, rows_mu, sigma = [], [], np.zeros(k)
+    L = np.zeros((Gr.shape[0], 2 * nb + k * (nf + 1)))
+    for r in range(nb):
+        L[r, 2 * r], L[r, 2 * r + 1] = 1.0, -1.0
+    cols = list(range(2 * nb))
+    for i in range(k):
+        r, c0 = nb + 3 * i, 2 * nb + i * (nf + 1)
+        proj = np.cos(th) * vb[r + 1] + np.sin(th) * vb[r + 2]
+        sigma[i] = max(0.0, -proj.min())
+        L[r, c0] = 1.0
+        L[r + 1, c0 + 1:c0 + 1 + nf], L[r + 2, c0 + 1:c0 + 1 + nf] = np.cos(th), np.sin(th)
+        if vb[r] <= tol:
+            cols.append(c0)
+            cols += [c0 + 1 + j for j in range(nf) if proj[j] + sigma[i] <= tol]
+            if sigma[i] > tol:
+                rows_mu.append((i, c0))
+    A = np.vstack([Gr.T @ L, np.zeros((len(rows_mu), L.shape[1]))])
+    for e, (i, c0) in enumerate(rows_mu):
+        A[Gr.shape[1] + e, c0], A[Gr.shape[1] + e, c0 + 1:c0 + 1 + nf] = mu[i], -1.0
+    rhs = np.concatenate([np.linalg.solve(Minv, u - qf), np.zeros(len(rows_mu))])
+    x = np.zeros(L.shape[1])
+    x[cols] = nnls(A[:, cols], rhs, maxiter=50 * len(cols))[0]
+    z = np.zeros(nbeta + k)
+    z[:nb] = x[0:2 * nb:2] - x[1:2 * nb:2]
+    z[nb:nbeta] = x[2 * nb:]
+    z[nbeta:] = sigma
+    return z
+
+
 def _bias_scale(gap, split, erp):
     """``db/dgap * dt`` of a normal row's bias ``b`` (``gap/dt`` open, ``erp gap / dt`` or 0 penetrating)."""
     return 1.0 if gap > 0.0 else (0.0 if split else erp)
@@ -458,10 +509,16 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     modes, edges, sigma, degenerate = [], [], np.zeros(0), []
     if n > 0:
         _kcon.pyramid_lcp(W, tgt, nb, k, nf, mu, M, qv)
-        res = solve_mlcp(M, qv, nb, st.max_pivots, st.tikhonov)
-        z = res.z
+        z = solve_mlcp(M, qv, nb, st.max_pivots, st.tikhonov).z
         _kcon.pyramid_impulses(z, nb, k, nf, lam)
-        modes, edges, sigma, degenerate = _classify(z, res.w, qv, W @ lam + tgt, nb, k, nf, mu)
+        u_sim = _step_velocity(model, qd_sim, dt)
+        if np.abs(qf + Minv @ (Gr.T @ lam) - u_sim).max() > STATE_TOL * (1.0 + np.abs(u_sim).max()):
+            # the LCP has several solutions: find the simulator's, from its velocity
+            z = _impulses_of(u_sim, qf, Minv, Gr, tgt - Gr @ qf, nb, k, nf, mu)
+            _kcon.pyramid_impulses(z, nb, k, nf, lam)
+            degenerate.append((-1, "the step's LCP has several solutions; the simulator's is differentiated"))
+        modes, edges, sigma, found = _classify(z, M @ z + qv, qv, W @ lam + tgt, nb, k, nf, mu)
+        degenerate += found
         degenerate += [(i, "sliding without a predicted slip: the friction frame is undefined") for i in range(k)
                        if modes[i] == "sliding" and not slipping[i]]
     system = _step_system(rows, contacts, modes, edges, sigma, frames, dframes, z, lam, nb, nf, mu, st, dt, nx)

@@ -187,3 +187,21 @@ def test_kinematic_hessian_matches_differences_of_the_world_columns(rng):
     Jw = sd.frame_jacobian(m, m.data(), q, m.body_names[b], "world_aligned")
     p = kh.op[b]
     assert_close(kh.body_jacobian(b)[3:] + np.cross(kh.body_jacobian(b)[:3], p, axis=0), Jw[3:], ALGORITHMS, "v(o)")
+
+
+def test_a_step_with_several_lcp_solutions_differentiates_the_simulators():
+    """A state of the box push (the arm's tip holding the box on its three sliding feet) whose step LCP has
+    several solutions with different velocities: the derivatives stand on the one the simulator took."""
+    from soadyn.experiments import box_push
+
+    m = box_push.box_push_model()
+    sim = sd.Simulator(m, dt=0.01, contact=settings())
+    q = np.array([-1.0964810954980102, 2.0860926129495083, 0.45619416737691271, -3.7559661084002193e-03,
+                  5.9999999999999942e-02, 7.2474018208848538e-18, 2.8648612642065591e-16, 3.6121096354341083e-02,
+                  9.9934742026892753e-01])
+    qd = np.array([-2.1853451550143009e-03, -8.6104172818357444e-03, 1.5973179737073383e-15, 4.5926169606710215e-15,
+                   1.9358917258887207e-02, 2.1511753955231272e-03, -1.3171966803405403e-03, -3.0113601167015904e-15])
+    tau = np.array([-0.0963558494142141, -0.530757204124185, 0, 0, 0, 0, 0, 0])
+    d = step_derivatives(sim, q, qd, tau)  # raises if it does not reproduce the simulator's step
+    assert d.modes[0] == "sticking" and d.modes[1:] == ("sliding",) * 3
+    assert_close(d.qd_next, sim.step(q, qd, tau)[1], 0.0, "qd+")

@@ -86,23 +86,35 @@ def run_mechanism(name: str, method: str, stabilization: str, duration: float, d
         click.echo(f"  wrote        {path} ({kind})")
 
 
-@run.command("trajopt", short_help="iLQR swing-up of a double pendulum with the analytical step derivatives.")
-@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=2.0, show_default=True,
-              help="Horizon (s).")
+@run.command("trajopt", short_help="iLQR with the analytical step derivatives: a double pendulum swing-up and a "
+                                   "planar arm pushing a box.")
+@click.option("--task", type=click.Choice(["swing-up", "box-push", "all"]), default="all", show_default=True,
+              help="Which optimization to run.")
+@click.option("--duration", type=click.FloatRange(min=0.0, min_open=True), default=None,
+              help="Horizon (s); default 2 (swing-up), 1 (box-push).")
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
-              help="Time step of the semi-implicit Euler step (s).")
-@click.option("--iterations", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Most iLQR iterations.")
+              help="Time step (s).")
+@click.option("--iterations", type=click.IntRange(min=1), default=None,
+              help="Most iLQR iterations; default 100 (swing-up), 25 (box-push).")
 @click.option("--out", "out", type=OUT_FOLDER, default=Path("soadyn-out"),
               show_default=True, help="Output folder.")
-def run_trajopt(duration: float, dt: float, iterations: int, out: Path):
-    """iLQR (Tassa et al. 2012) swings a double pendulum from hanging to upright, with the step Jacobians
-    from soadyn.derivatives.aba_derivatives; writes the cost per iteration and the trajectory."""
-    from ..experiments import trajopt
+def run_trajopt(task: str, duration: float | None, dt: float, iterations: int | None, out: Path):
+    """iLQR (Tassa et al. 2012): a double pendulum swung from hanging to upright (step Jacobians from
+    soadyn.derivatives.aba_derivatives), and a two-link arm pushing a box on a table to a goal (the contact
+    step's Jacobians from soadyn.step_derivatives); writes the cost per iteration and the trajectory."""
+    from ..experiments import box_push, trajopt
 
-    s = trajopt.run(out, duration=duration, dt=dt, iterations=iterations)
-    click.echo(f"trajopt swing-up: {s['iterations']} iterations in {s['wall_time_s']:.2f} s, cost "
-               f"{s['costs'][0]:.4g} -> {s['costs'][-1]:.4g} (converged: {s['converged']})")
-    click.echo(f"  final state {', '.join(f'{x:.4f}' for x in s['final_state'])} (goal pi, 0, 0, 0)")
-    for kind, path in s["files"].items():
-        click.echo(f"  wrote        {path} ({kind})")
+    if task in ("swing-up", "all"):
+        s = trajopt.run(out, duration=duration or 2.0, dt=dt, iterations=iterations or 100)
+        click.echo(f"trajopt swing-up: {s['iterations']} iterations in {s['wall_time_s']:.2f} s, cost "
+                   f"{s['costs'][0]:.4g} -> {s['costs'][-1]:.4g} (converged: {s['converged']})")
+        click.echo(f"  final state {', '.join(f'{x:.4f}' for x in s['final_state'])} (goal pi, 0, 0, 0)")
+        for kind, path in s["files"].items():
+            click.echo(f"  wrote        {path} ({kind})")
+    if task in ("box-push", "all"):
+        s = box_push.run(out, duration=duration or 1.0, dt=dt, iterations=iterations or 25)
+        click.echo(f"trajopt box-push: {s['iterations']} iterations in {s['wall_time_s']:.2f} s, cost "
+                   f"{s['costs'][0]:.4g} -> {s['costs'][-1]:.4g}; box {s['final_error_xy_m'] * 1e3:.2f} mm and "
+                   f"{s['final_heading_error_rad']:.4f} rad from the goal, speed {s['final_box_speed']:.3g}")
+        for kind, path in s["files"].items():
+            click.echo(f"  wrote        {path} ({kind})")
