@@ -313,6 +313,8 @@ def _model_from_fields(cls, fields: dict) -> Model:
 
 
 def _lookup(key, index: dict, n: int, what: str) -> int:
+    if type(key) is str and key in index:  # the common case first: a known name
+        return index[key]
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         if 0 <= key < n:
             return int(key)

@@ -4,7 +4,7 @@ articulated inertias alone (for M^-1 and the operational space compliance).
 """
 
 from .._jit import jit
-from .joints import OK, SINGULAR
+from .joints import OK, SINGULAR, principal_axis
 from .kinematics import tree_positions, tree_velocities
 from .spatial import add_XtIX, cross_force_add, inertia_mul, mul6, spd_inverse, xforce_T_add, xmotion
 
@@ -36,11 +36,17 @@ def rank_n_downdate(P, U, Dinv, va, n, out, G):
 
 
 @jit
-def joint_factors(P, S, armature, va, n, U, Dj, Djinv):
+def joint_factors(P, S, armature, va, n, m, U, Dj, Djinv):
     """The articulated-body factors of a joint with ``n`` dofs at rows ``va``: ``U = P S`` (rows of ``U``),
     ``D = S^T U + diag(armature)`` and ``D^-1`` (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the
-    joint's own coordinates, adds to the joint-space inertia the way it adds to ``diag(M)``). Returns False if
-    ``D`` is not positive definite."""
+    joint's own coordinates, adds to the joint-space inertia the way it adds to ``diag(M)``). ``m``: the
+    joint's :func:`joints.principal_axis` code in the frame of ``P`` (-1: none), for which ``U`` is column
+    ``m`` of ``P`` and ``D = P[m, m]``. Returns False if ``D`` is not positive definite."""
+    if m >= 0:
+        for l in range(6):
+            U[va, l] = P[l, m]
+        Dj[0, 0] = P[m, m] + armature[va]
+        return spd_inverse(Dj, 1, Djinv)
     for d in range(n):
         mul6(P, S[va + d], U[va + d])
     for d in range(n):
@@ -81,7 +87,7 @@ def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(oIA[i], oS, armature, va, n, oU, D[i], Dinv[i]):
+        if not joint_factors(oIA[i], oS, armature, va, n, -1, oU, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
@@ -91,8 +97,8 @@ def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
 
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
-def aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd, T, Ia,
-               tmp, pa, G):
+def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a,
+               qdd, T, Ia, tmp, pa, G):
     """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).
     pass 1 (root to leaves): ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
     pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
@@ -114,7 +120,7 @@ def aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0,
     for i in range(nb - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
+        if not joint_factors(IA[i], S, armature, va, n, principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2]), U, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         for d in range(n):
             s = tau[va + d]
@@ -161,8 +167,8 @@ def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     ``T``: (4, 6, 6) scratch."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
-    return aba_passes(parent, vadr, jnv, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a, qdd,
-                      T[0], T[1], T[2, 1], T[2, 0], T[3])
+    return aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv,
+                      u, a, qdd, T[0], T[1], T[2, 1], T[2, 0], T[3])
 
 
 @jit
@@ -174,7 +180,7 @@ def articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, 
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, armature, va, n, U, D[i], Dinv[i]):
+        if not joint_factors(IA[i], S, armature, va, n, -1, U, D[i], Dinv[i]):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:

@@ -1,5 +1,6 @@
 """Batches: the ABA and the RNEA over K states in one kernel call, in parallel over threads (``prange``
-over chunks of states, each chunk with its own Data buffer allocated once per call).
+over chunks of states). The chunks' Data buffers are rows of one workspace allocated once per call and
+not zeroed: the passes write every entry they read (the motion subspaces are copied in from the Model).
 """
 
 import numpy as np
@@ -21,8 +22,9 @@ def aba_batch(model_int, model_float, Q, QD, TAU, nchunks, QDD, status):
     gravity_accel = model_extras(model_int, model_float)[1]
     K = Q.shape[0]
     fext = np.zeros((model_int[NB], 6))
+    work = np.empty((nchunks, model_int[DATA_FLOAT_SIZE]))
     for ch in prange(nchunks):
-        data_float = np.zeros(model_int[DATA_FLOAT_SIZE])
+        data_float = work[ch]
         X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
         IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
         S[:] = dof_S
@@ -49,8 +51,9 @@ def rnea_batch(model_int, model_float, Q, QD, QDD, nchunks, TAU, status):
     K = Q.shape[0]
     nb = model_int[NB]
     fext = np.zeros((nb, 6))
+    work = np.empty((nchunks, model_int[DATA_FLOAT_SIZE]))
     for ch in prange(nchunks):
-        data_float = np.zeros(model_int[DATA_FLOAT_SIZE])
+        data_float = work[ch]
         X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
         IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
         f = dfield(model_int, data_float, F, (nb, 6))

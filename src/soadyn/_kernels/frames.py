@@ -7,7 +7,7 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 
 from .._jit import jit
 from .joints import OK, check_q
-from .kinematics import check_state, tree_positions, tree_velocities, world_poses
+from .kinematics import check_state, positions_pass, tree_positions, tree_velocities, world_poses, world_poses_pass
 from .layout import (FRAME_BODY, FRAME_H, FRAME_P, FRAME_R_, FRAME_V, H, J_, NB, NF, NV, SCRATCH, data_kinematics,
                      dfield, mint, model_extras, model_tree)
 from .spatial import xmotion
@@ -84,7 +84,9 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     """Jacobian ``Data.J`` (6, nv) of frame ``frame`` at its origin (Chang-Khatib 2000 Eq. 24-25): for each
     dof ``k`` of each ancestor ``j`` of the frame's body, world-aligned ``J[:, k] = [oR_j S_k^w; oR_j S_k^v +
     (oR_j S_k^w) x (p_f - op_j)]``, zero elsewhere; ``local`` (1) rotates it into the frame's axes,
-    ``blockdiag(R^T, R^T) J``. ``Data.frame_R``, ``Data.frame_p``: the frame's world pose."""
+    ``blockdiag(R^T, R^T) J``. ``Data.frame_R``, ``Data.frame_p``: the frame's world pose. Only the frame's
+    body and its ancestors are moved (:func:`kinematics.positions_pass`): ``Data.X_E, X_r, oR, op`` of other
+    bodies keep their values."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     st = check_q(jnt_type, jnt_qadr, q)
@@ -97,10 +99,11 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     J = dfield(model_int, data_float, J_, (6, nv))
     R = dfield(model_int, data_float, FRAME_R_, (3, 3))
     p = dfield(model_int, data_float, FRAME_P, 3)
-    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
-                   body_Xtree_r, dof_S, q, X_E, X_r, S)
-    world_poses(body_parent, X_E, X_r, oR, op)
     b = frame_body[frame]
+    if b >= 0:  # the frame's body and its ancestors, as Pinocchio's frame Jacobian visits only its support
+        positions_pass(b, body_subtree_end, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                       body_Xtree_r, q, X_E, X_r, S)
+        world_poses_pass(b, body_subtree_end, body_parent, X_E, X_r, oR, op)
     frame_world_pose(b, frame_E[frame], frame_r[frame], oR, op, R, p)
     J[:] = 0.0
     jacobian_columns(body_parent, jnt_vadr, jnt_nv, S, oR, op, b, p, J, 0)

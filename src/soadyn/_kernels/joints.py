@@ -49,6 +49,26 @@ def joint_transform(t, a, u, pitch, q, k):
 
 
 @jit
+def principal_axis(t, a0, a1, a2):
+    """The fast-path code of a joint of type ``t`` and axis ``(a0, a1, a2)`` (docs/architecture.md, Kernels):
+    ``m`` in 0-2 for a REVOLUTE joint about the coordinate axis ``e_m``, ``3 + m`` for a PRISMATIC joint along
+    it, -1 for any other joint. Such a joint's motion subspace is the unit vector ``S = e_code``: ``S^T f``
+    is one component of ``f``, ``P S`` one column of ``P``, and ``X_J`` a rotation about (or a translation
+    along) a coordinate axis. The axis must be exactly ``e_m``, so a fast path never changes a result.
+    (Scalar arguments: a helper called per body that takes an array costs more than this test.)"""
+    if t != REVOLUTE and t != PRISMATIC:
+        return -1
+    o = 0 if t == REVOLUTE else 3
+    if a0 == 1.0 and a1 == 0.0 and a2 == 0.0:
+        return o
+    if a0 == 0.0 and a1 == 1.0 and a2 == 0.0:
+        return o + 1
+    if a0 == 0.0 and a1 == 0.0 and a2 == 1.0:
+        return o + 2
+    return -1
+
+
+@jit
 def universal_transform(a, u, q, k):
     """UNIVERSAL: ``R = rot(a, q1) rot(u, q2)``, so ``E = rot(u, -q2) rot(a, -q1)`` (row-major 9-tuple)."""
     B = rot_axis_T(u, -q[k + 1])

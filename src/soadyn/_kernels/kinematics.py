@@ -6,29 +6,77 @@ Bodies are in depth-first preorder (``body_parent[i] < i``); every pass is a pla
 raising.
 """
 
+import math
+
 from .._jit import jit
-from .joints import BAD_FEXT, BAD_IN, BAD_QD, OK, UNIVERSAL, all_finite, check_q, joint_transform, universal_subspace
+from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, UNIVERSAL, all_finite, check_q, joint_transform, principal_axis,
+                     universal_subspace)
 from .spatial import _sym3_congruence, cross_motion, xmotion
 
 
 # ------------------------------------------------------------------------------------------ kinematics
 @jit
-def tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S):
-    """Pass: root to leaves. Body transforms ``^iX_p = X_J(q) X_T`` (RBDA Table 4.1 / Sec. 4.4):
-    ``E = E_J E_T``, ``r = r_T + E_T^T r_J``, with ``X_J`` in registers. ``S`` holds the model's constant
-    motion subspaces (``Data`` starts from them); only UNIVERSAL rows depend on ``q`` and are updated."""
-    for i in range(parent.shape[0]):
-        t = jtype[i]
+def positions_pass(b, subtree_end, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q, X_E, X_r, S):
+    """Pass: body transforms ``^iX_p = X_J(q) X_T`` (RBDA Table 4.1 / Sec. 4.4): ``E = E_J E_T``,
+    ``r = r_T + E_T^T r_J``, of every body (``b < 0``), or of body ``b`` and its ancestors only (the bodies
+    ``i <= b`` whose subtree ``i .. subtree_end[i]-1`` holds ``b``; ``subtree_end`` is read only then).
+    Each transform depends on its own joint only, so the joints with a fast path go first, in a loop without
+    calls (:func:`joints.principal_axis`): a revolute joint about ``e_m`` turns two rows of ``E_T`` (the rows
+    ``ra = m+1``, ``rb = m+2`` mod 3 of ``E_J`` are ``c e_ra + s e_rb`` and ``c e_rb - s e_ra``), a prismatic
+    joint along ``e_m`` moves ``r`` by ``q E_T[m]``; then the other joints (:func:`joint_body_transform`)."""
+    n = jtype.shape[0] if b < 0 else b + 1
+    generic = False
+    for i in range(n):
+        if b >= 0 and subtree_end[i] <= b:
+            continue
+        m = principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2])
+        if m < 0:
+            generic = True
+            continue
         k = qadr[i]
-        EJ, rJ = joint_transform(t, axis[i], axis2[i], pitch[i], q, k)
-        for row in range(3):
-            e0, e1, e2 = EJ[3 * row], EJ[3 * row + 1], EJ[3 * row + 2]
+        if m < 3:
+            c, s = math.cos(q[k]), math.sin(q[k])
+            ra, rb = (m + 1) % 3, (m + 2) % 3
             for col in range(3):
-                X_E[i, row, col] = e0 * XT_E[i, 0, col] + e1 * XT_E[i, 1, col] + e2 * XT_E[i, 2, col]
+                ya, yb = XT_E[i, ra, col], XT_E[i, rb, col]
+                X_E[i, m, col] = XT_E[i, m, col]
+                X_E[i, ra, col] = c * ya + s * yb
+                X_E[i, rb, col] = c * yb - s * ya
+                X_r[i, col] = XT_r[i, col]
+        else:
+            d = q[k]
+            for col in range(3):
+                for row in range(3):
+                    X_E[i, row, col] = XT_E[i, row, col]
+                X_r[i, col] = XT_r[i, col] + d * XT_E[i, m - 3, col]
+    for i in range(n if generic else 0):
+        if (b < 0 or subtree_end[i] > b) and principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2]) < 0:
+            joint_body_transform(i, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q, X_E, X_r, S)
+
+
+@jit
+def joint_body_transform(i, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q, X_E, X_r, S):
+    """``^iX_p = X_J(q) X_T`` of body ``i`` for any joint, with ``X_J`` in registers; a UNIVERSAL joint also
+    updates its ``q``-dependent row of ``S``."""
+    t = jtype[i]
+    k = qadr[i]
+    EJ, rJ = joint_transform(t, axis[i], axis2[i], pitch[i], q, k)
+    for row in range(3):
+        e0, e1, e2 = EJ[3 * row], EJ[3 * row + 1], EJ[3 * row + 2]
         for col in range(3):
-            X_r[i, col] = XT_r[i, col] + XT_E[i, 0, col] * rJ[0] + XT_E[i, 1, col] * rJ[1] + XT_E[i, 2, col] * rJ[2]
-        if t == UNIVERSAL:
-            universal_subspace(axis[i], axis2[i], q, k, vadr[i], S)
+            X_E[i, row, col] = e0 * XT_E[i, 0, col] + e1 * XT_E[i, 1, col] + e2 * XT_E[i, 2, col]
+    for col in range(3):
+        X_r[i, col] = XT_r[i, col] + XT_E[i, 0, col] * rJ[0] + XT_E[i, 1, col] * rJ[1] + XT_E[i, 2, col] * rJ[2]
+    if t == UNIVERSAL:
+        universal_subspace(axis[i], axis2[i], q, k, vadr[i], S)
+
+
+@jit
+def tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S):
+    """Pass: root to leaves. Body transforms ``^iX_p`` of all bodies (:func:`positions_pass`). ``S`` holds the
+    model's constant motion subspaces (``Data`` starts from them); only UNIVERSAL rows depend on ``q`` and
+    are updated."""
+    positions_pass(-1, parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q, X_E, X_r, S)
 
 
 @jit
@@ -87,9 +135,12 @@ def check_inputs(jtype, qadr, q, qd, x, fext):
 
 # ------------------------------------------------------------------------------------ world-frame passes
 @jit
-def world_poses(parent, X_E, X_r, oR, op):
-    """Pass: root to leaves. ``oR_i = oR_p E_i^T``, ``op_i = op_p + oR_p r_i`` (the world is ``(1, 0)``)."""
-    for i in range(parent.shape[0]):
+def world_poses_pass(b, subtree_end, parent, X_E, X_r, oR, op):
+    """Pass: root to leaves. World poses ``oR_i = oR_p E_i^T``, ``op_i = op_p + oR_p r_i`` (the world is
+    ``(1, 0)``) of every body (``b < 0``) or of body ``b`` and its ancestors (as :func:`positions_pass`)."""
+    for i in range(parent.shape[0] if b < 0 else b + 1):
+        if b >= 0 and subtree_end[i] <= b:
+            continue
         p = parent[i]
         E = X_E[i]
         r = X_r[i]
@@ -103,6 +154,12 @@ def world_poses(parent, X_E, X_r, oR, op):
                 op[i, m] = op[p, m] + oR[p, m, 0] * r[0] + oR[p, m, 1] * r[1] + oR[p, m, 2] * r[2]
                 for n in range(3):
                     oR[i, m, n] = oR[p, m, 0] * E[n, 0] + oR[p, m, 1] * E[n, 1] + oR[p, m, 2] * E[n, 2]
+
+
+@jit
+def world_poses(parent, X_E, X_r, oR, op):
+    """Pass: root to leaves. World poses of all bodies (:func:`world_poses_pass`)."""
+    world_poses_pass(-1, parent, parent, X_E, X_r, oR, op)
 
 
 @jit

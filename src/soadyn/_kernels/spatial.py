@@ -298,6 +298,12 @@ def spd_inverse(A, n, out):
     """out[:n, :n] = A[:n, :n]^-1 for a symmetric positive-definite block, by Cholesky factorization
     and triangular inversion (``out`` is used as the workspace). Returns False if ``A`` is not
     numerically positive definite (a pivot <= 1e-14 times the largest diagonal entry)."""
+    if n == 1:  # the one-dof joints: a reciprocal, under the same test
+        d = A[0, 0]
+        if not d > 1e-14 * max(abs(d), 1e-300):
+            return False
+        out[0, 0] = 1.0 / d
+        return True
     scale = 0.0
     for k in range(n):
         scale = max(scale, abs(A[k, k]))

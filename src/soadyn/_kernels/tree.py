@@ -188,7 +188,9 @@ def minv(model_int, model_float, data_float, q):
     ``Fm_p[:, sub(i)] += (Fm_i + U_i Minv[i, :])[:, sub(i)]`` (bias forces of the unit torques);
     pass 2 (root to leaves), columns ``k >= jnt_vadr[i]``: ``Minv[i, k] -= D_i^-1 U_i^T Am_p[:, k]``,
     ``Am_i[:, k] = Am_p[:, k] + S_i Minv[i, k]``; then symmetrize.
-    ``Data.Fm``, ``Data.Am``: (nb, nv, 6) workspaces (column k of body i's 6 x nv block is ``Fm[i, k]``);
+    ``Data.Fm``, ``Data.Am``: (nb, nv, 6) workspaces (column k of body i's 6 x nv block is ``Am[i, k]``); the
+    bias forces need one block, ``Fm[0]``, as in Pinocchio's computeMinverse: the columns ``sub(i)`` of
+    ``Fm_i`` are read only while ``i`` is visited, and the subtrees of siblings are disjoint;
     ``Data.Wk`` (6, nv): projections of the unit-torque forces and accelerations on a body's dofs. Output
     ``Data.Minv`` (nv, nv)."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
@@ -250,18 +252,18 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
                 Minv[va + d, va + e] = Dinv[i, d, e]
         # Minv[i, desc] = -D^-1 S^T Fm_i[:, desc]
         for e in range(n):
-            column_dots(oS, va + e, Fm, i, va + n, ve, Wk[e])
+            column_dots(oS, va + e, Fm, 0, va + n, ve, Wk[e])
         for d in range(n):
             for e in range(n):
                 c = Dinv[i, d, e]
                 for k in range(va + n, ve):
                     Minv[va + d, k] -= c * Wk[e, k]
-        if p >= 0:  # Fm_p[:, sub(i)] = Fm_i + U_i Minv[i, :]: each column of sub(i) comes from child i alone
-            for k in range(va, ve):
+        if p >= 0:  # Fm_p[:, sub(i)] = Fm_i + U_i Minv[i, :], in place: each column of sub(i) comes from i alone
+            for k in range(va, va + n):
                 for m in range(6):
-                    Fm[p, k, m] = Fm[i, k, m] if k >= va + n else 0.0
+                    Fm[0, k, m] = 0.0
             for d in range(n):
-                add_column_products(oU, va + d, Minv[va + d], va, ve, Fm, p)
+                add_column_products(oU, va + d, Minv[va + d], va, ve, Fm, 0)
     # pass 2: root to leaves, columns k >= jnt_vadr[i]
     for i in range(nb):
         n = jnt_nv[i]
