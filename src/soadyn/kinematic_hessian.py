@@ -25,13 +25,19 @@ from .dynamics import fk
 from .joints import FREE, PLANAR, SPHERICAL
 from .model import Model
 
-__all__ = ["KinematicHessian", "kinematic_hessian", "ad_columns"]
+__all__ = ["KinematicHessian", "kinematic_hessian", "ad_columns", "cross3"]
+
+
+def cross3(a, b):
+    """``a x b`` over the leading axis of length 3 (``(3,)`` or ``(3, n)`` each, broadcast): ``np.cross``
+    without its axis bookkeeping, which dominates at these sizes."""
+    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def ad_columns(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``ad(A_c) B_c`` column by column for motions ``A``, ``B`` (6, n)."""
     w, v = A[:3], A[3:]
-    return np.vstack([np.cross(w, B[:3], axis=0), np.cross(w, B[3:], axis=0) + np.cross(v, B[:3], axis=0)])
+    return np.vstack([cross3(w, B[:3]), cross3(w, B[3:]) + cross3(v, B[:3])])
 
 
 class KinematicHessian:
@@ -52,7 +58,7 @@ class KinematicHessian:
             a, n = int(model.jnt_vadr[b]), int(model.jnt_nv[b])
             w = oR[b] @ S[a:a + n, :3].T
             J[:3, a:a + n] = w
-            J[3:, a:a + n] = oR[b] @ S[a:a + n, 3:].T + np.cross(op[b], w, axis=0)
+            J[3:, a:a + n] = oR[b] @ S[a:a + n, 3:].T + cross3(op[b], w)
             joint_of[a:a + n] = b
         support = np.zeros((nb, nv), dtype=bool)
         for b in range(nb):
@@ -100,7 +106,7 @@ class KinematicHessian:
     def point_jacobian(self, b: int, p: np.ndarray) -> np.ndarray:
         """``dv(p)/dqd`` (3, nv): the world velocity of body ``b``'s material point at the world point ``p``."""
         Jb = self.body_jacobian(b)
-        return Jb[3:] + np.cross(Jb[:3], p, axis=0)
+        return Jb[3:] + cross3(Jb[:3], p)
 
     def point_rate_q(self, b: int, p: np.ndarray, w: np.ndarray, dp: np.ndarray) -> np.ndarray:
         """``d/dq [point_jacobian(b, p(q)) w]`` (3, nv) for a fixed ``w``, the point moving by ``dp`` (3, nv)."""
@@ -108,21 +114,21 @@ class KinematicHessian:
             return np.zeros((3, self.nv))
         D = self.body_hessian_times(b, w)
         omega = self.body_jacobian(b)[:3] @ w
-        return D[3:] + np.cross(D[:3], p, axis=0) + np.cross(omega, dp, axis=0)
+        return D[3:] + cross3(D[:3], p) + cross3(omega, dp)
 
     def point_dual_q(self, b: int, p: np.ndarray, f: np.ndarray, dp: np.ndarray) -> np.ndarray:
         """``d/dq [point_jacobian(b, p(q))^T f]`` (nv, nv) for a fixed world force ``f`` (3,) at ``p``."""
         if b < 0:
             return np.zeros((self.nv, self.nv))
-        F = np.concatenate([np.cross(p, f), f])
+        F = np.concatenate([cross3(p, f), f])
         Jw = self.body_jacobian(b)[:3]
-        return self.body_hessian_dual(b, F) + Jw.T @ np.cross(dp, f, axis=0)
+        return self.body_hessian_dual(b, F) + Jw.T @ cross3(dp, f)
 
     def direction_rate(self, b: int, n: np.ndarray) -> np.ndarray:
         """``dn/dq`` (3, nv) of a direction ``n`` fixed in body ``b``: ``w x n``."""
         if b < 0:
             return np.zeros((3, self.nv))
-        return np.cross(self.body_jacobian(b)[:3], n, axis=0)
+        return cross3(self.body_jacobian(b)[:3], n)
 
     def wrench_rate(self, b: int, F: np.ndarray) -> np.ndarray:
         """``dF/dq`` (6, nv) of a world wrench ``F`` fixed in body ``b``: ``-ad(J_i)^T F`` per column."""
@@ -131,7 +137,7 @@ class KinematicHessian:
         Jb = self.body_jacobian(b)
         w, v = Jb[:3], Jb[3:]
         m, f = F[:3, None], F[3:, None]
-        return np.vstack([np.cross(w, m, axis=0) + np.cross(v, f, axis=0), np.cross(w, f, axis=0)])
+        return np.vstack([cross3(w, m) + cross3(v, f), cross3(w, f)])
 
 
 def kinematic_hessian(model: Model, data, q) -> KinematicHessian:

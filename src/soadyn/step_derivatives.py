@@ -33,6 +33,7 @@ derivative returned is that of the class it was put in (one-sided), and ``degene
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +45,7 @@ from .contact.differential import step_contacts
 from .derivatives import aba_derivatives, rnea_derivatives
 from .dynamics import as_array, coupled
 from .joints import FREE
-from .kinematic_hessian import KinematicHessian
+from .kinematic_hessian import KinematicHessian, cross3
 from .lcp import solve_mlcp
 from .loops import constraint_state
 from .sim import Simulator
@@ -62,6 +63,9 @@ ACTIVE_TOL = 1e-9
 GAP_TOL = 1e-12
 """A contact gap (m) this close to 0 is at the kink of its normal row's bias (``gap / dt`` open, ``erp gap /
 dt`` or 0 penetrating): reported as degenerate."""
+
+_DATA: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+"""One scratch Data per model."""
 
 MODES = ("separating", "sticking", "sliding", "frictionless")
 
@@ -128,7 +132,7 @@ class _Rows:
                 b = int(model.frame_body[model.loop_frame_b[l]])
                 for d in range(int(model.loop_dim[l])):
                     Qw, Qv = data.loop_Q[l, d, :3], data.loop_Q[l, d, 3:]
-                    f = np.concatenate([R @ Qw + np.cross(p, R @ Qv), R @ Qv])
+                    f = np.concatenate([R @ Qw + cross3(p, R @ Qv), R @ Qv])
                     self.loop.append((a, b, f))
                     rows.append(f @ (kh.body_jacobian(b) - kh.body_jacobian(a)))
             if np.abs(np.array(rows) - Gb).max() > 1e-9 * (1.0 + np.abs(Gb).max()):
@@ -226,7 +230,7 @@ def _frame(c, pyramid: str, vf, dvf, nx):
             ds = dvf - np.outer(n, n @ dvf + vf @ dn) - (n @ vf) * dn
             t1 = s / ns
             dt1 = (ds - np.outer(t1, t1 @ ds)) / ns
-            return t1, np.cross(n, t1), dt1, np.cross(dn, t1, axis=0) + np.cross(n, dt1, axis=0), True
+            return t1, cross3(n, t1), dt1, cross3(dn, t1) + cross3(n, dt1), True
     F = np.empty((3, 3))
     _kcon.tangent_basis(n, F)
     a = np.abs(n)
@@ -236,7 +240,7 @@ def _frame(c, pyramid: str, vf, dvf, nx):
     nu = float(np.linalg.norm(u))
     du = -(np.outer(n, dn[e]) + n[e] * dn)
     dt1 = (du - np.outer(F[1], F[1] @ du)) / nu
-    return F[1].copy(), F[2].copy(), dt1, np.cross(dn, F[1], axis=0) + np.cross(n, dt1, axis=0), pyramid != "slip"
+    return F[1].copy(), F[2].copy(), dt1, cross3(dn, F[1]) + cross3(n, dt1), pyramid != "slip"
 
 
 def _classify(z, w, qv, v, nb, k, nf, mu):
@@ -291,7 +295,7 @@ def _step_velocity(model, qd_next, dt):
     for b in np.flatnonzero(model.jnt_type == FREE):
         a = int(model.jnt_vadr[b])
         w, c = u[a:a + 3], body_com(model, b)
-        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + np.cross(w, c)) - np.cross(w, c)
+        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + cross3(w, c)) - cross3(w, c)
     return u
 
 
@@ -436,8 +440,8 @@ def _free_velocity(model, data, q, qd, tau, dt, nx):
     for b in np.flatnonzero(model.jnt_type == FREE):
         a = int(model.jnt_vadr[b])
         c, w = body_com(model, b), qd[a:a + 3]
-        u = qd[a + 3:a + 6] + np.cross(w, c)
-        qf[a + 3:a + 6] += dt * np.cross(w, u)
+        u = qd[a + 3:a + 6] + cross3(w, c)
+        qf[a + 3:a + 6] += dt * cross3(w, u)
         dqf[a + 3:a + 6, nv + a:nv + a + 3] += dt * (-skew(u) - skew(w) @ skew(c))
         dqf[a + 3:a + 6, nv + a + 3:nv + a + 6] += dt * skew(w)
     return qf, dqf, Minv
@@ -472,7 +476,9 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     if sim.last_step_stats["collision"] > 0:
         raise ValueError("the step runs a collision phase (a contact with restitution closing faster than "
                          "impact_velocity): not differentiated; use restitution=0 or a smaller approach speed")
-    data = model.data()
+    data = _DATA.get(model)
+    if data is None:
+        data = _DATA[model] = model.data()
     kh = KinematicHessian(model, data, q)
     contacts = step_contacts(model, data, q, st, kh)
     k, nf = len(contacts), st.n_f

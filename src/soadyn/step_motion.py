@@ -16,6 +16,7 @@ import numpy as np
 from ._kernels import contact_motion as _kcm
 from ._kernels import joints as _kj
 from .joints import FREE, SPHERICAL
+from .kinematic_hessian import cross3
 
 __all__ = ["skew", "exp_series", "ad_matrix", "body_com", "position_rates", "correction_rates", "still_joints",
            "move"]
@@ -37,6 +38,8 @@ def exp_series(A, shift: int, terms: int = 40):
     for k in range(1, terms):
         term = term @ A / (k + shift)
         out = out + term
+        if np.abs(term).max() <= 1e-18:
+            break
     return out
 
 
@@ -73,12 +76,12 @@ def position_rates(model, qd, u, du, untouched, dt, nx):
         if t == SPHERICAL:
             continue
         c = body_com(model, b)
-        uc = u[a + 3:a + 6] + np.cross(w, c)
+        uc = u[a + 3:a + 6] + cross3(w, c)
         duc = du[a + 3:a + 6] - skew(c) @ dw
         be = Iq[a + 3:a + 6]
         inner = be - skew(c + dt * uc) @ al + dt * duc
         if untouched[b]:
-            u0 = qd[a + 3:a + 6] + np.cross(qd[a:a + 3], c)
+            u0 = qd[a + 3:a + 6] + cross3(qd[a:a + 3], c)
             du0 = Iqd[a + 3:a + 6] - skew(c) @ Iqd[a:a + 3]
             inner += 0.5 * dt * (-skew(u0 - uc) @ al + du0 - duc)
         dq1[a + 3:a + 6] = RwT @ inner + skew(c) @ a1

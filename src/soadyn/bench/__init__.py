@@ -24,6 +24,7 @@ TOPICS = {
     "contact": "soadyn.bench.contact",
     "scenes": "soadyn.bench.scenes",
     "derivatives": "soadyn.bench.derivatives",
+    "step-derivatives": "soadyn.bench.step_derivatives",
 }
 """topic name -> module."""
 

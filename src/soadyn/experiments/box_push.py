@@ -160,7 +160,9 @@ def contact_ilqr(sim, q0, qd0, U0, goal, weights, R, iterations: int = 30, tol: 
 
     def cost(Q, QD, U):
         r, _ = final_residual(model, Q[-1], QD[-1], goal)
-        return 0.5 * float(np.einsum("ti,ij,tj->", U, R, U)) + 0.5 * float(W2 @ (r * r))
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging trial is refused by its cost
+            J = 0.5 * float(np.einsum("ti,ij,tj->", U, R, U)) + 0.5 * float(W2 @ (r * r))
+        return J if np.isfinite(J) else np.inf
 
     Q, QD = np.empty((T + 1, model.nq)), np.empty((T + 1, nv))
     Q, QD, U = rollout(Q, QD, np.array(U0, float))
