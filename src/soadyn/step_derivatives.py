@@ -47,7 +47,7 @@ from .dynamics import as_array, coupled
 from .joints import FREE
 from .kinematic_hessian import KinematicHessian, cross3
 from .lcp import solve_mlcp
-from .loops import constraint_state
+from .loops import UNIVERSAL, constraint_state
 from .sim import Simulator
 from .step_motion import body_com, correction_rates, exp_series, move, position_rates, skew, still_joints
 
@@ -458,6 +458,9 @@ def _check_sim(sim):
                          f"{sim.contact.friction!r}")
     if coupled(sim.model):
         raise ValueError("sim.model: models with coupled coordinates are not supported")
+    if sim.model.nl > 0 and np.any(sim.model.loop_kind == UNIVERSAL):
+        raise ValueError("sim.model: universal loop joints (their rows turn with frame B) are not differentiated; "
+                         "the other loop kinds' rows are fixed in frame A")
 
 
 def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:

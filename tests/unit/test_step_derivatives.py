@@ -168,6 +168,16 @@ def test_refusals_name_the_cause():
         step_derivatives(sd.Simulator(sc.model, dt=1e-3), q, np.zeros(6))
     with pytest.raises(ValueError, match="Coulomb pyramid"):
         step_derivatives(sd.Simulator(sc.model, dt=1e-3, contact=ContactSettings(friction="viscous")), q, np.zeros(6))
+    b = sd.ModelBuilder("universal_loop", gravity=(0, 0, -9.81))
+    b.add_body("a", "world", J.Revolute((0, 0, 1)), inertia=Inertia.sphere(1.0, 0.1))
+    b.add_body("b", "a", J.Revolute((1, 0, 0)), inertia=Inertia.sphere(1.0, 0.1))
+    b.add_frame("anchor", "world")
+    b.add_loop("u", "b", "anchor", "universal", axis=(1, 0, 0), axis2=(0, 1, 0))
+    b.add_geom("ball", "b", "sphere", 0.1)
+    b.add_geom("floor", "world", "halfspace", placement=(FLOOR, (0, 0, -1.0)))
+    m = b.finalize()
+    with pytest.raises(ValueError, match="universal loop"):
+        step_derivatives(sd.Simulator(m, dt=1e-3, contact=settings()), np.zeros(2), np.zeros(2))
 
 
 def test_kinematic_hessian_matches_differences_of_the_world_columns(rng):
