@@ -10,7 +10,9 @@ G^T``, the pyramid LCP, solved again and checked against what :meth:`Simulator.s
 
 - **separating** (``F_n = 0``): no rows;
 - **sticking** (``F_n > 0``, ``sigma = 0``, friction strictly inside the pyramid): its three rows are
-  equalities, ``v+ = -b n`` (world axes: the tangents do not matter);
+  equalities, ``v+ = -b n`` (world axes: the tangents do not matter); with the friction at its limit and no
+  slip the contact is differentiated as sliding (at zero speed), the branch on which its friction stays
+  feasible;
 - **sliding** (``sigma > 0``): the impulse ``F_n n + sum_E beta_j d_j`` on the pyramid's boundary
   (``mu F_n = sum beta_j``, the edges ``E`` with ``beta_j > 0``), rows ``n . v+ = -b`` and
   ``d_j . v+ + sigma = 0`` for ``j`` in ``E``; the edges turn with the contact's slip frame;
@@ -277,10 +279,11 @@ def _classify(z, w, qv, v, nb, k, nf, mu):
             modes.append("sliding")
             if np.any(np.delete(wb, E) <= tw):
                 degenerate.append((i, "sliding between two pyramid edges"))
+        elif wsig <= tw:  # at rest with the friction at its limit: the sliding branch (stick would need more)
+            modes.append("sliding")
+            degenerate.append((i, "friction at its limit without slip: differentiated as sliding"))
         else:
             modes.append("sticking")
-            if wsig <= tw:
-                degenerate.append((i, "sticking with the friction impulse on the pyramid's boundary"))
         if fn <= tz and wn <= tw:
             degenerate.append((i, "F_n = 0 and w_n = 0: touching without impulse (kept in contact)"))
         edges.append(E)

@@ -45,10 +45,10 @@ def fd_step(sim, q, qd, tau, h=H):
     return np.array(cq).T, np.array(cv).T
 
 
-def check_fd(sim, q, qd, tau, modes):
+def check_fd(sim, q, qd, tau, modes, h=H):
     d = step_derivatives(sim, q, qd, tau)
     assert d.modes == modes, d.modes
-    Fq, Fv = fd_step(sim, q, qd, tau)
+    Fq, Fv = fd_step(sim, q, qd, tau, h)
     assert_close(np.hstack([d.dq_dq, d.dq_dqd, d.dq_dtau]), Fq, STEP_FD, "dq+/d(q, qd, tau)")
     assert_close(np.hstack([d.dqd_dq, d.dqd_dqd, d.dqd_dtau]), Fv, STEP_FD, "dqd+/d(q, qd, tau)")
     q1, qd1 = sim.step(q, qd, tau)
@@ -144,6 +144,29 @@ def test_four_bar_in_contact_matches_differences():
         N = -N  # N lifts the pad
     check_fd(sim, q, 0.5 * N, np.zeros(4), ("separating",))
     check_fd(sim, q, -0.5 * N + np.array([0, 0, 0, 0.3]), np.zeros(4), ("sliding",))
+
+
+def test_arm_pushing_a_turned_box_matches_differences():
+    """The box-push scene: the arm's tip (a sphere) pressed on a face of the box turned by 0.1 rad (the face
+    normal turns with the box), the box sliding on its three feet. The tip holds the box with its friction
+    at the limit and no slip: differentiated on the sliding branch, which the differences follow."""
+    from soadyn.experiments import box_push as bp
+
+    m = bp.box_push_model()
+    sim = sd.Simulator(m, dt=0.01, contact=settings())
+    yaw, bx = 0.1, 0.45
+    q = np.zeros(m.nq)
+    q[2:5] = (bx, 0.0, bp.HEIGHT - 1e-4)
+    q[5:9] = (0, 0, np.sin(yaw / 2), np.cos(yaw / 2))
+    n, t = np.array([-np.cos(yaw), -np.sin(yaw), 0.0]), np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+    tip = np.array([bx, 0, 0]) + (bp.BOX_HALF[0] + bp.TIP - 1e-4) * n + 0.01 * t
+    c2 = (tip @ tip - 2 * bp.LINK ** 2) / (2 * bp.LINK ** 2)
+    q[1] = np.arccos(c2)
+    q[0] = np.arctan2(tip[1], tip[0]) - np.arctan2(np.sin(q[1]), 1 + np.cos(q[1]))
+    Jt = sd.frame_jacobian(m, m.data(), q, "tip", "world_aligned")[3:5, :2]
+    qd = np.r_[np.linalg.solve(Jt, (-0.2 * n + 0.05 * t)[:2]), 0, 0, 0.2, 0.05, 0.01, 0]
+    d = check_fd(sim, q, qd, np.r_[0.2, -0.3, np.zeros(6)], ("sliding",) * 4, h=3e-6)
+    assert [i for i, _ in d.degenerate] == [0]
 
 
 def test_degenerate_points_are_reported():
