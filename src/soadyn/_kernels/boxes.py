@@ -324,22 +324,24 @@ def _box_box_distance(Ra, pa, ha, Rb, pb, hb):
 
 
 @jit
-def _clip(src, n, dst, axis, sign, bound):
-    """Sutherland-Hodgman: the polygon ``src[:n]`` (2-D points) clipped to ``sign * x[axis] <= bound``,
-    into ``dst``; returns its vertex count."""
+def clip_halfplane(src, n, dst, a0, a1, bound):
+    """Sutherland-Hodgman (Sutherland and Hodgman, "Reentrant polygon clipping", CACM 17(1), 1974; Ericson,
+    Real-Time Collision Detection, 2005, Sec. 8.3.4): the convex polygon ``src[:n]`` (rows ``x, y, ...``)
+    clipped to the half-plane ``a0 x + a1 y <= bound``, into ``dst``; the columns after ``x, y`` are
+    interpolated along the clipped edges. Returns the vertex count (at most ``n + 1``)."""
     m = 0
     for k in range(n):
         j = k - 1 if k > 0 else n - 1
-        da = sign * src[j, axis] - bound
-        db = sign * src[k, axis] - bound
+        da = a0 * src[j, 0] + a1 * src[j, 1] - bound
+        db = a0 * src[k, 0] + a1 * src[k, 1] - bound
         if (da <= 0.0) != (db <= 0.0):  # the edge crosses the boundary
             s = da / (da - db)
-            dst[m, 0] = src[j, 0] + s * (src[k, 0] - src[j, 0])
-            dst[m, 1] = src[j, 1] + s * (src[k, 1] - src[j, 1])
+            for c in range(src.shape[1]):
+                dst[m, c] = src[j, c] + s * (src[k, c] - src[j, c])
             m += 1
         if db <= 0.0:
-            dst[m, 0] = src[k, 0]
-            dst[m, 1] = src[k, 1]
+            for c in range(src.shape[1]):
+                dst[m, c] = src[k, c]
             m += 1
     return m
 
@@ -369,10 +371,10 @@ def _face_contacts(Rr, pr, hr, k, m0, m1, m2, Ri, pi, hi, margin, pts, nrm, gap,
         poly[0, q, 0] = x0 * Rr[0, u] + x1 * Rr[1, u] + x2 * Rr[2, u]
         poly[0, q, 1] = x0 * Rr[0, v] + x1 * Rr[1, v] + x2 * Rr[2, v]
     n = 4
-    n = _clip(poly[0], n, poly[1], 0, 1.0, hr[u])
-    n = _clip(poly[1], n, poly[0], 0, -1.0, hr[u])
-    n = _clip(poly[0], n, poly[1], 1, 1.0, hr[v])
-    n = _clip(poly[1], n, poly[0], 1, -1.0, hr[v])
+    n = clip_halfplane(poly[0], n, poly[1], 1.0, 0.0, hr[u])
+    n = clip_halfplane(poly[1], n, poly[0], -1.0, 0.0, hr[u])
+    n = clip_halfplane(poly[0], n, poly[1], 0.0, 1.0, hr[v])
+    n = clip_halfplane(poly[1], n, poly[0], 0.0, -1.0, hr[v])
     # heights above the reference face: the incident face plane (P - c) . f = 0 along m
     mf = m0 * f0 + m1 * f1 + m2 * f2
     uf = Rr[0, u] * f0 + Rr[1, u] * f1 + Rr[2, u] * f2

@@ -1,5 +1,6 @@
 """Narrow-phase collision detection between geoms: spheres, capsules, boxes, cylinders, convex meshes, planes
-and halfspaces (pairs with a cylinder or a convex mesh: :mod:`soadyn._kernels.convex`).
+and halfspaces (pairs with a cylinder or a convex mesh: :mod:`soadyn._kernels.convex` for the deepest
+contact, :mod:`soadyn._kernels.manifold` for the others of a face lying on a face).
 
 Conventions (docs/architecture.md, Conventions): a contact of the pair ``(a, b)`` carries the world contact point (the
 midpoint of the two witness points), the unit normal pointing FROM geom ``b`` TO geom ``a`` (Jain 2014,
@@ -33,6 +34,7 @@ from .kinematics import tree_positions, world_poses
 
 from .convex import (EPA_FACES, EPA_VERTS, GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_HALFSPACE,
                      GEOM_PLANE, GEOM_SPHERE, convex_convex, is_flat)
+from .manifold import convex_manifold, sort_by_gap, spread
 
 
 # ----------------------------------------------------------------------------------------- poses
@@ -181,84 +183,25 @@ def box_plane(Ra, pa, ha, Rb, pb, sb, margin, pts, nrm, gap):
         x0, x1, x2 = world_point(Ra, pa, ha[0] if c & 1 else -ha[0], ha[1] if c & 2 else -ha[1],
                             ha[2] if c & 4 else -ha[2])
         n += _plane_point(Rb, pb, sb, x0, x1, x2, 0.0, margin, pts, nrm, gap, n)
-    for k in range(1, n):  # stable insertion sort by gap
-        j = k
-        while j > 0 and gap[j - 1] > gap[j]:
-            for m in range(3):
-                pts[j, m], pts[j - 1, m] = pts[j - 1, m], pts[j, m]
-                nrm[j, m], nrm[j - 1, m] = nrm[j - 1, m], nrm[j, m]
-            gap[j], gap[j - 1] = gap[j - 1], gap[j]
-            j -= 1
+    sort_by_gap(pts, nrm, gap, n)
     return min(n, 4)
-
-
-@jit
-def _spread(P, n, nz, pb, margin, sel):
-    """Up to 4 indices into the world points ``P[:n]`` that span their contact with the plane of normal
-    ``nz`` through ``pb`` (heights ``<= margin``): the deepest, the farthest from it along the plane, the
-    farthest from their line on either side. Writes ``sel`` and returns the count."""
-    i1, h1 = -1, np.inf
-    for i in range(n):
-        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
-        if h < h1:
-            i1, h1 = i, h
-    if i1 < 0 or h1 > margin:
-        return 0
-    sel[0] = i1
-    k = 1
-    i2, d2 = -1, 1e-18
-    for i in range(n):
-        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
-        if h > margin:
-            continue
-        t0, t1, t2 = P[i, 0] - P[i1, 0], P[i, 1] - P[i1, 1], P[i, 2] - P[i1, 2]
-        u = t0 * nz[0] + t1 * nz[1] + t2 * nz[2]
-        d = (t0 - u * nz[0]) ** 2 + (t1 - u * nz[1]) ** 2 + (t2 - u * nz[2]) ** 2
-        if d > d2:
-            i2, d2 = i, d
-    if i2 < 0:
-        return k
-    sel[1] = i2
-    k = 2
-    e0, e1, e2 = P[i2, 0] - P[i1, 0], P[i2, 1] - P[i1, 1], P[i2, 2] - P[i1, 2]
-    hi, lo, ihi, ilo = 1e-12 * d2, -1e-12 * d2, -1, -1
-    for i in range(n):
-        h = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
-        if h > margin:
-            continue
-        t0, t1, t2 = P[i, 0] - P[i1, 0], P[i, 1] - P[i1, 1], P[i, 2] - P[i1, 2]
-        a = nz[0] * (e1 * t2 - e2 * t1) + nz[1] * (e2 * t0 - e0 * t2) + nz[2] * (e0 * t1 - e1 * t0)
-        if a > hi:
-            hi, ihi = a, i
-        if a < lo:
-            lo, ilo = a, i
-    if ihi >= 0:
-        sel[k] = ihi
-        k += 1
-    if ilo >= 0:
-        sel[k] = ilo
-        k += 1
-    return k
 
 
 @jit
 def _plane_manifold(P, n, Rb, pb, sb, margin, pts, nrm, gap):
     """The contacts of the points ``P[:n]`` (a mesh's vertices or a cylinder's rim points) with the plane or
-    halfspace ``b``: the (up to) 4 spanning points of ``_spread``, deepest first. Returns 0-4."""
+    halfspace ``b``: the (up to) 4 points of ``manifold.spread`` among those within the margin (heights over
+    the plane), deepest first. Returns 0-4."""
     sel = np.empty(4, np.int64)
     nz = Rb[:, 2]
-    k = _spread(P, n, nz, pb, margin, sel)
+    h = np.empty(n)
+    for i in range(n):
+        h[i] = nz[0] * (P[i, 0] - pb[0]) + nz[1] * (P[i, 1] - pb[1]) + nz[2] * (P[i, 2] - pb[2])
+    k = spread(P, h, n, nz, margin, sel)
     c = 0
     for i in range(k):
         c += _plane_point(Rb, pb, sb, P[sel[i], 0], P[sel[i], 1], P[sel[i], 2], 0.0, margin, pts, nrm, gap, c)
-    for i in range(1, c):  # stable insertion sort by gap
-        j = i
-        while j > 0 and gap[j - 1] > gap[j]:
-            for m in range(3):
-                pts[j, m], pts[j - 1, m] = pts[j - 1, m], pts[j, m]
-                nrm[j, m], nrm[j - 1, m] = nrm[j - 1, m], nrm[j, m]
-            gap[j], gap[j - 1] = gap[j - 1], gap[j]
-            j -= 1
+    sort_by_gap(pts, nrm, gap, c)
     return c
 
 
@@ -358,6 +301,10 @@ def pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_v
     elif tb >= GEOM_CYLINDER:
         n = convex_convex(ta, Ra, pa, sa, geom_vertadr[a], geom_vertnum[a], tb, Rb, pb, sb, geom_vertadr[b],
                           geom_vertnum[b], mesh_vert, margin, pts, nrm, gap, V, F, FN, E)
+        if n == 1 and ta != GEOM_SPHERE:
+            n = convex_manifold(ta, Ra, pa, sa, geom_vertadr[a], geom_vertnum[a], bounding_radius(ta, sa), tb, Rb, pb,
+                                sb, geom_vertadr[b], geom_vertnum[b], bounding_radius(tb, sb), mesh_vert, margin, pts,
+                                nrm, gap)
     elif ta == GEOM_SPHERE:
         if tb == GEOM_SPHERE:
             n = sphere_sphere(pa, sa[0], pb, sb[0], margin, pts, nrm, gap)

@@ -13,9 +13,7 @@ support point ``s(d) = argmax_{x in core} d . x`` (``support``) is all the algor
 * overlapping cores: EPA (van den Bergen 2001, "Proximity queries and penetration depth computation on 3D
   game objects"), grown from GJK's last simplex, gives the penetration vector; ``gap = -depth - rho_a - rho_b``.
 
-One contact per pair. Against a plane or halfspace (solid ``z <= 0``) the cylinder and the convex mesh give
-a contact manifold instead: every mesh vertex, or the rim points of both caps at the deepest direction and
-at right angles to it, within the margin; the (up to) 4 deepest are kept, deepest first.
+One contact per pair, the deepest; :mod:`soadyn._kernels.manifold` grows it into a contact manifold.
 """
 
 import math
@@ -434,18 +432,3 @@ def convex_convex(ta, Ra, pa, sa, aa, na, tb, Rb, pb, sb, ab, nb, mesh_vert, mar
     emit(pts, nrm, gap, 0, x[0] - ra * n0, x[1] - ra * n1, x[2] - ra * n2,
          x[3] + rb * n0, x[4] + rb * n1, x[5] + rb * n2, n0, n1, n2, g)
     return 1
-
-
-# ------------------------------------------------------------------------------------ against planes
-@jit
-def _keep_deepest(pts, nrm, gap, n, keep):
-    """Sort the ``n`` contacts by gap (stable insertion sort) and return ``min(n, keep)``."""
-    for k in range(1, n):
-        j = k
-        while j > 0 and gap[j - 1] > gap[j]:
-            for c in range(3):
-                pts[j, c], pts[j - 1, c] = pts[j - 1, c], pts[j, c]
-                nrm[j, c], nrm[j - 1, c] = nrm[j - 1, c], nrm[j, c]
-            gap[j], gap[j - 1] = gap[j - 1], gap[j]
-            j -= 1
-    return min(n, keep)

@@ -83,8 +83,8 @@ def pair_max(ta: int, tb: int, corners: bool = False) -> int:
     if ta in _FLAT or tb in _FLAT:
         return 0 if (ta in _FLAT and tb in _FLAT) else _CONTACTS[tb if ta in _FLAT else ta]
     ta, tb = min(ta, tb), max(ta, tb)
-    if tb >= GEOM_CYLINDER:
-        return 1  # support-function pairs: one contact (soadyn._kernels.convex)
+    if tb >= GEOM_CYLINDER:  # support-function pairs: a sphere's one contact, a capsule's segment, else a manifold
+        return {GEOM_SPHERE: 1, GEOM_CAPSULE: 2}.get(ta, 4)  # (soadyn._kernels.manifold)
     if (ta, tb) == (GEOM_BOX, GEOM_BOX):
         return _kc.MAX_CORNER_CONTACTS if corners else _kc.MAX_PAIR_CONTACTS
     return {(0, 0): 1, (0, 1): 1, (0, 2): 1, (1, 1): 2, (1, 2): 2}[(ta, tb)]
