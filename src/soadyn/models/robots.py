@@ -15,6 +15,7 @@ ROBOTS = {
     "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
     "panda": ("panda_description/urdf/panda.urdf", False),
     "solo12": ("solo_description/robots/solo12.urdf", True),
+    "anymal": ("anymal_c_simple_description/urdf/anymal.urdf", True),
     "talos": ("talos_data/robots/talos_reduced.urdf", True),
     "talos_full": ("talos_data/robots/talos_full_v2.urdf", True),
 }
