@@ -9,7 +9,8 @@ whose first ``nfree`` rows are equalities with free ``z`` (Jain 2014, Eqs. 27, 3
   ``sigma`` rows.
 
 No answer is returned unchecked: a result is one whose natural residual relative to the problem's scale
-(``soadyn._kernels.lcp.lcp_error``) is at most :data:`LCP_TOL` (PGS: its ``tol``); anything else raises.
+(``soadyn._kernels.lcp.lcp_error``) is at most :data:`LCP_TOL` (PGS: on the whole pyramid LCP, ``sigma``
+rows included); anything else raises.
 Each returns an :class:`LCPResult` or raises :class:`LCPError` carrying the problem and its residuals. The
 kernels (``soadyn._kernels.lcp``) are callable from other kernels; these wrappers validate inputs and copy
 them to C-contiguous float64 so each kernel compiles one signature.
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._kernels import lcp as _k
+from ._kernels import pgs as _kg
 
 __all__ = ["LCPError", "LCPResult", "STATUS_NAMES", "LCP_TOL", "lemke", "solve_mlcp", "pgs"]
 
@@ -44,7 +46,8 @@ class LCPResult:
     """A solved (mixed) LCP: ``z``, ``w = M z + q`` (``w = 0`` on free rows), ``pivots`` (Lemke pivots of
     all runs, or PGS sweeps), ``regularization`` (the ``eps`` of the regularized Lemke run whose active set
     gave the answer, 0 if none), ``residual`` (the natural residual relative to the problem's scale:
-    ``max(|w_free|, |min(|M|_max z_i, w_i)|) / |q|_inf``; PGS: its pyramid residual relative to ``|b|_inf``),
+    ``max(|w_free|, |min(|M|_max z_i, w_i)|) / |q|_inf``; PGS: that of the whole pyramid LCP, ``sigma`` rows
+    included),
     ``status`` (``"ok"``)."""
 
     z: np.ndarray
@@ -56,16 +59,17 @@ class LCPResult:
 
 
 class LCPError(ValueError):
-    """No solution found. Attributes: ``M``, ``q``, ``nfree`` (the problem), ``status`` (a name of
-    :data:`STATUS_NAMES`), ``residual`` (of the returned ``z``), ``pivots``, ``regularization``, ``z``, ``w``
-    (the last iterate)."""
+    """No solution found. Attributes: ``M``, ``q``, ``nfree`` (the problem; None when it was not kept),
+    ``status`` (a name of :data:`STATUS_NAMES`), ``residual`` (of the returned ``z``), ``pivots``,
+    ``regularization``, ``z``, ``w`` (the last iterate). ``rows``: the problem's size when ``q`` is None."""
 
-    def __init__(self, M, q, nfree, status, residual, pivots, regularization, z, w, solver):
+    def __init__(self, M, q, nfree, status, residual, pivots, regularization, z, w, solver, rows=None):
         self.M, self.q, self.nfree = M, q, nfree
         self.status, self.residual, self.pivots, self.regularization = status, residual, pivots, regularization
         self.z, self.w = z, w
         reg = f", Tikhonov regularization up to {regularization:.1e}" if regularization else ""
-        super().__init__(f"{solver}: no solution of the {len(q)}-row LCP (nfree={nfree}): "
+        n = len(q) if q is not None else rows
+        super().__init__(f"{solver}: no solution of the {n}-row LCP (nfree={nfree}): "
                          f"{_STATUS_TEXT.get(status, status)}; residual {residual:.3e} after {pivots} "
                          f"{'sweeps' if solver == 'pgs' else 'pivots'}{reg}")
 
@@ -174,9 +178,12 @@ def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: fl
     coefficients])``, ``w = A z + b``: free rows ``w = 0``; ``0 <= z_n perp w_n >= 0``; each pyramid block in
     ``{beta >= 0, sum(beta) <= mu_i z_n}`` with maximal dissipation. ``A`` symmetric PSD with positive
     diagonal (n x n, ``n = nfree + ncontact (nf + 1)``), ``mu`` a scalar or one value per contact, ``z0`` a
-    warm start (default 0). Stops when the natural residual relative to ``|b|_inf`` is ``<= tol`` (the
-    result's ``residual``; ``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after
-    ``iters`` sweeps."""
+    warm start (default 0). Stops when the natural residual relative to ``|b|_inf`` is ``<= tol``
+    (``pivots`` counts sweeps); raises :class:`LCPError` (``"max_pivots"``) after ``iters`` sweeps. The
+    answer is then checked on the whole LCP it claims to solve (Jain 2014 Eq. 14, ``sigma`` rows included,
+    ``sigma`` completed from the answer: :func:`soadyn._kernels.pgs.pyramid_sigma`): the result's
+    ``residual`` is that LCP's relative residual (:func:`soadyn._kernels.lcp.lcp_error`), and above
+    :data:`LCP_TOL` the answer is not returned (:class:`LCPError` ``"inaccurate"``)."""
     A = as_square(A, "A")
     n = A.shape[0]
     b = as_vector(b, n, "b")
@@ -194,7 +201,14 @@ def pgs(A, b, nfree: int, ncontact: int, nf: int, mu, iters: int = 1000, tol: fl
     tol = _nonneg(tol, "tol")
     z = np.zeros(n) if z0 is None else as_vector(z0, n, "z0")
     info = np.zeros(4)
-    status = _k.pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info)
+    status = _kg.pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info)
+    M, q = np.empty((n + ncontact, n + ncontact)), np.empty(n + ncontact)
+    _kg.pyramid_full(A, b, nfree, ncontact, nf, mu, M, q)
+    zf, wf = np.concatenate([z, np.zeros(ncontact)]), np.empty(n + ncontact)
+    _kg.pyramid_sigma(M, q, nfree, ncontact, nf, zf, wf)
+    info[2] = _k.lcp_error(M, q, nfree, zf, wf)
+    if status == _k.LCP_OK and not info[2] <= LCP_TOL:
+        status = _k.LCP_INACCURATE
     w = A @ z + b
     w[:nfree] = 0.0
     return _finish(status, z, w, info, A, b, nfree, "pgs")

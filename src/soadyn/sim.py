@@ -140,6 +140,7 @@ class Simulator:
         self._fext1 = np.zeros((1, model.nb, 6))
         self._info1 = self._info_array(1)
         self._stepped = False
+        self._warm = None if self.contact is None else _contact().warm_state(model, self.contact)
 
     def _info_array(self, nsteps: int, record: bool = False) -> np.ndarray:
         """Per-step statistics filled by the kernel: the loop columns, or the contact statistics (with
@@ -206,10 +207,18 @@ class Simulator:
     def last_step_stats(self) -> dict | None:
         """The contact statistics of the last :meth:`step` (``{column: value}`` over
         :data:`soadyn.contact.stepper.STAT_COLUMNS`: contacts, active contacts, LCP size, pivots, ...,
-        PPM fallbacks); None for a simulator without contact or before its first step."""
+        ``residual`` (the largest relative residual of the step's LCP answers) and ``path``, the name of
+        what solved the step LCP (:data:`soadyn.contact.stepper.PATHS`: ``"warm"``, ``"lemke"``,
+        ``"regularized"``, ``"pgs"``, ``"ppm"``, ``"none"``; for a failed step, what was tried last)); None
+        for a simulator without contact or before its first step. Steps start from the active set of the
+        previous :meth:`step`'s LCP when the same contacts come back (checked like every answer);
+        :meth:`rollout` starts cold."""
         if self.contact is None or not self._stepped:
             return None
-        return dict(zip(_contact().STAT_COLUMNS, self._info1[0].tolist()))
+        c = _contact()
+        out = dict(zip(c.STAT_COLUMNS, self._info1[0].tolist()))
+        out["path"] = c.PATHS.get(int(out["path"]), "none")
+        return out
 
     def __repr__(self) -> str:
         extra = ""
@@ -221,7 +230,7 @@ class Simulator:
     def _kernel(self, Q, QD, tau, fext, info) -> int:
         m, d = self.model, self.data
         if self.contact is not None:
-            return _contact().contact_rollout(self, Q, QD, tau, fext, info)
+            return _contact().contact_rollout(self, Q, QD, tau, fext, info, self._warm)
         if not self._loops:
             return _ks.rollout(*m._tree, *m._springs, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
                                d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
@@ -251,12 +260,13 @@ class Simulator:
         else:
             self._tau1[0] = as_array(tau, (m.nv,), "tau")
         self._fext_row(f_ext, self._fext1[0])
+        warm = None if self._warm is None else self._warm.copy()
         st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1)
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
             if self.contact is not None and code in _contact().CONTACT_CODES:
-                err = _contact().contact_failure(self, code, 0, error=True)
+                err = self._contact_error(code, warm)
                 raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
             if code == _ks.DIVERGED:
                 raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
@@ -265,6 +275,19 @@ class Simulator:
                 raise ValueError(self._not_closed())
             check_status(code, m, self._Q1[0], ("q", "qd", "tau", "f_ext"))
         return self._Q1[1].copy(), self._QD1[1].copy()
+
+    def _contact_error(self, code: int, warm: np.ndarray):
+        """The error of a failed contact step: for an unsolved LCP the step is run again from the same
+        warm-start state with room to keep that LCP, which the error carries
+        (:func:`soadyn.contact.stepper.contact_failure`)."""
+        c = _contact()
+        keep = None
+        if code == c.LCP_FAILED:
+            keep = c.keep_buffer(int(self._info1[0, 2]))
+            self._warm[:] = warm
+            c.contact_rollout(self, self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep)
+        return c.contact_failure(self, code, 0, self._info1[0], error=True,
+                                 problem=None if keep is None else c.kept_problem(keep))
 
     def _not_closed(self) -> str:
         return (f"projection did not close the loops to max |phi| <= {self._tol:g} in {PROJECTION_MAX_ITER} "
@@ -377,6 +400,8 @@ class Simulator:
         wall = 0.0
         st = _kj.OK
         s0 = 0
+        if self._warm is not None:
+            self._warm[0] = -1.0  # a rollout starts cold: its result does not depend on earlier calls
         try:
             for s0, s1 in zip(bounds[:-1], bounds[1:]):
                 tau_c = tau_a[s0:s1] if tau_sched else tau_a
@@ -403,12 +428,12 @@ class Simulator:
         t_k = k * self._dt
         traj = self._trajectory(Q[:k + 1].copy(), QD[:k + 1].copy(), info[:k].copy(), k, wall, len(bounds) - 1)
         traj.stats["failed_step"] = k
-        raise SimulationError(f"step {k} (t = {t_k:.6g} s): {self._reason(code, k, tau_sched, fext_sched)}",
-                              k, t_k, traj)
+        reason = self._reason(code, k, tau_sched, fext_sched, info[min(k, nsteps - 1)])
+        raise SimulationError(f"step {k} (t = {t_k:.6g} s): {reason}", k, t_k, traj)
 
-    def _reason(self, code: int, k: int, tau_sched: bool, fext_sched: bool) -> str:
+    def _reason(self, code: int, k: int, tau_sched: bool, fext_sched: bool, stats) -> str:
         if self.contact is not None and code in _contact().CONTACT_CODES:
-            return _contact().contact_failure(self, code, k)
+            return _contact().contact_failure(self, code, k, stats)
         if code == _ks.DIVERGED:
             return ("the state became non-finite (the integration diverged; try a smaller dt or the rk4 "
                     "integrator)")

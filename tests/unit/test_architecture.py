@@ -60,13 +60,11 @@ KNOWN_PRIVATE_USES = {
     ("soadyn.osim", "_check_data"), ("soadyn.loops", "_check_data"), ("soadyn.trajectory", "_check_data"),
     ("soadyn.contact.geometry", "_check_data"), ("soadyn.osim", "_reference"),
     ("soadyn.embedding", "_readonly"),  # model._readonly: read-only kernel arrays
-    # the buffers of Simulator.step, read by the contact stepper's error report:
-    *(("soadyn.contact.stepper", n) for n in ("_Q1", "_QD1", "_tau1", "_info1")),
     ("soadyn._kernels.kinematics", "_sym3_congruence"),  # _kernels.spatial._sym3_congruence
 }
 """(module, private name) pairs still used outside the module that defines the name."""
 
-KNOWN_LONG_FILES = {"_kernels/lcp.py"}
+KNOWN_LONG_FILES = set()
 """Package files (relative to src/soadyn) still over MAX_LINES."""
 
 

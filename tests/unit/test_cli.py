@@ -120,7 +120,7 @@ def test_demo_writes_trajectory_plot_and_summary(tmp_path):
     assert traj.q.shape == (601, 6) and traj.t[-1] == pytest.approx(0.6)
     # the documented start (Jain 2014 Sec. 8): pi/4 from the vertical, 1 rad/s towards the wall
     assert traj.q[0, 0] == pytest.approx(math.pi / 4) and traj.qd[0, 0] == -1.0 and not traj.q[0, 1:].any()
-    assert traj.contact_stats.shape == (600, 10)
+    assert traj.contact_stats.shape == (600, 12)
     summary = json.loads(js.read_text())
     assert summary["steps"] == 600 and summary["max_contacts"] >= 1  # the pendulum reaches the floor
     assert summary["max_penetration_m"] < 1e-3

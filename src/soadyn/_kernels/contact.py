@@ -118,6 +118,11 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                          node_body[:nn], wE[:nn], wr[:nn], node_sel[:nn], node_dim[:nn], node_row[:nn + 1], L)
     if st != 0:
         return st
+    # rows whose nodes lie on bodies of different subtrees of the world (free bodies: different bodies) do
+    # not couple: W's entry is zero without summing L's zero blocks
+    root = np.empty(parent.shape[0], dtype=np.int64)
+    for i in range(parent.shape[0]):
+        root[i] = i if parent[i] < 0 else root[parent[i]]
     nr = Wd.shape[0]
     for r in range(nr):
         for s in range(r + 1):
@@ -129,7 +134,7 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                 ra = node_row[a]
                 for y in range(2):
                     b = row_node[s, y]
-                    if b < 0:
+                    if b < 0 or root[node_body[b]] != root[node_body[a]]:
                         continue
                     rb = node_row[b]
                     for d in range(node_dim[a]):
@@ -218,8 +223,9 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     # P has at most two non-zeros per row (a loop or normal row: one; a pyramid edge: cos, sin on t1, t2), so
-    # P W P^T and P vr are formed entry by entry in O(nbeta^2), without a BLAS call (whose threads cost more
-    # than the product at these sizes)
+    # P W P^T and P vr are formed entry by entry, without a BLAS call (whose threads cost more than the
+    # product at these sizes), and a pair of contacts whose 3 x 3 block of W is zero (no body in common
+    # below the world) is skipped
     col = np.full((nbeta, 2), -1, dtype=np.int64)
     coef = np.zeros((nbeta, 2))
     for r in range(nb):
@@ -243,20 +249,34 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
             if col[a, x] >= 0:
                 s += coef[a, x] * vr[col[a, x]]
         q[a] = s
-        for b in range(a + 1):
-            s = 0.0
-            for x in range(2):
-                ca = col[a, x]
-                if ca < 0:
-                    continue
-                t = 0.0
-                for y in range(2):
-                    cb = col[b, y]
-                    if cb >= 0:
-                        t += Wd[ca, cb] * coef[b, y]
-                s += coef[a, x] * t
-            M[a, b] = s
-            M[b, a] = s
+    # groups of rows: each loop row alone, then the nf + 1 rows of each contact (3 rows of W)
+    ng = nb + k
+    for g in range(ng):
+        a0, a1, w0 = group_rows(g, nb, nf)
+        for h in range(g + 1):
+            b0, b1, v0 = group_rows(h, nb, nf)
+            zero = True
+            for x in range(w0, w0 + (1 if g < nb else 3)):
+                for y in range(v0, v0 + (1 if h < nb else 3)):
+                    if Wd[x, y] != 0.0:
+                        zero = False
+            if zero:
+                continue
+            for a in range(a0, a1):
+                for b in range(b0, min(b1, a + 1)):
+                    s = 0.0
+                    for x in range(2):
+                        ca = col[a, x]
+                        if ca < 0:
+                            continue
+                        t = 0.0
+                        for y in range(2):
+                            cb = col[b, y]
+                            if cb >= 0:
+                                t += Wd[ca, cb] * coef[b, y]
+                        s += coef[a, x] * t
+                    M[a, b] = s
+                    M[b, a] = s
     for i in range(k):
         r0 = nb + i * (nf + 1)
         for j in range(nf):
@@ -265,6 +285,16 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
         M[nbeta + i, r0] = mu[i]
         q[nbeta + i] = 0.0
     return n
+
+
+@jit
+def group_rows(g, nb, nf):
+    """Rows ``[a0, a1)`` of group ``g`` in the pyramid LCP (a loop row ``g < nb``, else contact ``g - nb``)
+    and its first row in ``W``."""
+    if g < nb:
+        return g, g + 1, g
+    i = g - nb
+    return nb + i * (nf + 1), nb + (i + 1) * (nf + 1), nb + 3 * i
 
 
 @jit

@@ -11,11 +11,12 @@ import numpy as np
 from .._jit import jit
 from .collision import collide, geom_world_poses
 from .joints import FREE, body_com, step_joints
-from .lcp import mlcp
+from .contact_solve import keep_lcp
+from .lcp import LCP_OK, mlcp
 from .spatial import quat_to_rot
 from .kinematics import tree_positions, tree_velocities, world_poses
 
-NSTAT = 10
+NSTAT = 12
 """Columns of the per-step statistics (:mod:`.contact_sim`)."""
 
 RECORD = 9
@@ -34,7 +35,8 @@ def slip_frames(k, nb, vr, con_frame):
     its frame. Coulomb friction then opposes the slip at its full ``mu F_n`` whatever the world's
     orientation (the fixed pyramid of ``n_f = 4`` caps friction along its diagonals at ``mu F_n / sqrt 2``);
     a contact held still on a slope slips, before friction, along the pull of gravity (``dt g_t``), so a
-    sticking contact is aligned with the force friction must hold."""
+    sticking contact is aligned with the force friction must hold. ``vr`` is rotated with the frames (the
+    row velocities in the turned frames)."""
     for i in range(k):
         a = vr[nb + 3 * i + 1]
         b = vr[nb + 3 * i + 2]
@@ -43,6 +45,8 @@ def slip_frames(k, nb, vr, con_frame):
             continue
         a /= sn
         b /= sn
+        vr[nb + 3 * i + 1] = sn
+        vr[nb + 3 * i + 2] = 0.0
         for m in range(3):
             t1 = con_frame[i, 1, m]
             t2 = con_frame[i, 2, m]
@@ -73,7 +77,7 @@ def phase_rows(nb, k, colliding, con_gap):
 
 
 @jit
-def correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info):
+def correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep):
     """Impulses ``lam`` (loop rows; normal rows; tangent rows zero) of the position correction, whose
     velocity ``M^-1 G^T lam`` moves the positions only (split impulse): the velocities, hence the kinetic
     energy, are left alone. Rows (``w = W lam + b``): the loop rows held (``w = 0``); a contact that collided
@@ -85,7 +89,8 @@ def correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info):
     against the next); the other contacts
     ``w >= 0`` complementary to ``lam_n >= 0``, with ``b = erp gap / dt`` for a penetration (``erp`` of it
     removed) and ``gap / dt`` for an open gap (it may close, not cross). Solved as a mixed LCP (Lemke; the
-    equality rows first); returns its status."""
+    equality rows first, checked inside); returns its status (an unsolved LCP is written to ``keep``,
+    :func:`.contact_solve.keep_lcp`)."""
     pull = np.zeros(k, dtype=np.bool_)
     nc = 0
     for i in range(k):
@@ -118,6 +123,8 @@ def correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info):
     z = np.zeros(n)
     w = np.empty(n)
     st = mlcp(M, q, nb + nc, int(prm[8]), prm[9], z, w, info)
+    if st != LCP_OK:
+        keep_lcp(M, q, nb + nc, keep)
     lam[:] = 0.0
     for r in range(n):
         lam[idx[r]] = z[r]

@@ -43,10 +43,17 @@ is one ABA pass on the factors of step 1 (never M^-1).
 Parameters ``prm`` (float64): ``dt, n_f, erp, loop_erp, impact_velocity, mu (< 0: the geoms' values),
 restitution (< 0: the geoms' values), solver (0 Lemke, 1 PGS), max_pivots, tikhonov, pgs_iterations,
 pgs_tolerance, friction model, mu_v, pyramid, correction, penetration limit (m, inf: none), energy
-tolerance, restitution law``. Statistics per step ``stat`` (float64, :data:`NSTAT`): contacts detected,
-active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS iterations), collision-LCP pivots, the
-number of collision phases, the Tikhonov regularization used (0 if none), the largest penetration depth
-(m), PPM fallbacks, the kinetic energy the impulses added (J, step 7). A ``stat`` row longer than ``NSTAT``
+tolerance, restitution law, warm start (1: on)``. Statistics per step ``stat`` (float64, :data:`NSTAT`):
+contacts detected, active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS iterations; 0 for a
+warm start), collision-LCP pivots, the number of collision phases, the Tikhonov regularization used (0 if
+none), the largest penetration depth (m), fallbacks (PPM or PGS to Lemke), the kinetic energy the impulses
+added (J, step 7), the largest relative residual of the step's LCP answers (:func:`lcp.lcp_error`) and
+the path that solved the step LCP (``PATH_*`` of :mod:`.contact_solve`).
+
+No LCP answer is applied unchecked: each has passed :func:`lcp.lcp_error` at :data:`lcp.LCP_TOL` on the
+problem it solves (:func:`.contact_solve.coulomb_rows`; the Drumwright models' by their own check). The step
+LCP starts from the previous step's active set when the same contacts come back (warm start, checked;
+Lemke otherwise), so a resting stack costs one small LU per step instead of Lemke's pivots. A ``stat`` row longer than ``NSTAT``
 also receives the step's contacts (:func:`contact_motion.record_contacts`): ``RECORD`` columns per contact
 (world point, normal, impulse on body A over the step: collision phases and step LCP), NaN after the last.
 """
@@ -57,15 +64,14 @@ import numpy as np
 
 from .._jit import jit
 from .collision import collide, geom_world_poses
-from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_TIKHONOV, SOLVER_LEMKE as DW_LEMKE,
-                         SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
-from .contact import (constraint_nodes, delassus, pyramid_impulses, pyramid_lcp, row_forces, row_velocities,
-                      tangent_basis)
+from .contact import constraint_nodes, delassus, row_forces, row_velocities, tangent_basis
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (correct_positions, kinetic_energy, max_penetration, phase_rows, record_contacts,
                              record_impulses, restitution_scale, slip_frames, step_positions)
+from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
+                            same_contacts, solve_rows)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
-from .lcp import LCP_MAX_PIVOTS, LCP_OK, mlcp, pgs
+from .lcp import LCP_OK
 from .loops import aba_correction, loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, start_states, step_inputs
 from .articulated import aba_core
@@ -83,16 +89,6 @@ detection, or by :func:`max_penetration` after the last step)."""
 
 ENERGY_GAINED = 23
 """Status code: the step's impulses added kinetic energy beyond ``prm[17]`` (:func:`contact_step`, step 7)."""
-
-SOLVER_LEMKE, SOLVER_PGS, SOLVER_PPM = 0, 1, 2
-"""``prm[7]``: Lemke's method, projected Gauss-Seidel (Coulomb only), the modified PPM I (Drumwright models)."""
-
-COULOMB, VISCOUS, NO_SLIP = 0, 1, 2
-"""``prm[12]``: the friction model: the Coulomb pyramid of Jain 2014 (Eq. 53), Drumwright 2015's purely
-viscous friction (Sec. IV, coefficient ``prm[13]``) or no-slip (Sec. VI)."""
-
-RANK_TOL = 1e-10
-"""FIND-INDICES tolerance of the Drumwright models."""
 
 FIXED_PYRAMID, SLIP_PYRAMID = 0, 1
 """``prm[14]``: the friction pyramid's tangents from the normal alone (:func:`contact.tangent_basis`, Jain
@@ -114,149 +110,25 @@ MAX_COLLISION_PHASES = 8
 """Collision phases per step: after one, contacts that its impulses set closing run the next (a Newton's
 cradle passes its impulse along the chain, one phase per contact)."""
 
-NO_SLIP_GAP = 1e-5
-"""Drumwright 2015's tangential rows (no-slip: ``v+_t = 0``, Eqs. 45-46; viscous: ``p_t = -dt mu_v v+_t``)
-act whatever the normal impulse, so a contact enters the Drumwright models' step LCP when it touches (gap
-below this, m) or when the step would carry it past its gap (:func:`drumwright_rows`)."""
-
 ENERGY_FLOOR = 1e-12
 """Kinetic energy (J) a step's impulses may add beyond ``prm[17]`` times the step's kinetic energy: the
 round-off of a step whose bodies rest (kinetic energy near zero)."""
 
-ACTIVATION_TOL = 1e-9
-"""An open contact left out of the Drumwright rows whose normal row ``w = v+_n + gap / dt`` falls below
-``-ACTIVATION_TOL`` times the rows' largest target would cross its gap: it joins the rows and the step is
-solved again."""
-
 
 @jit
-def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info):
-    """The step's row impulses by a Drumwright model (:func:`solve_rows`) with the speculative contacts of
-    the margin: the rows of the touching contacts (gap <= :data:`NO_SLIP_GAP`) are solved first; an open
-    contact whose normal row then asks it to cross its gap (``v+_n < -gap / dt``, :data:`ACTIVATION_TOL`)
-    joins the rows (its tangential rows too: it touches within the step) and the step is solved again, until
-    none does (at most ``k`` rounds). Open contacts that stay out get no impulse. ``info`` as
-    :func:`solve_rows` (pivots summed over the rounds). Returns the solver status."""
-    nr = nb + 3 * k
-    on = np.zeros(k, dtype=np.bool_)
-    scale = 0.0
-    for r in range(nr):
-        scale = max(scale, abs(tgt[r]))
-    for i in range(k):
-        on[i] = con_gap[i] <= NO_SLIP_GAP
-    sub = np.zeros(4)
-    info[:] = 0.0
-    st = LCP_OK
-    for _ in range(k + 1):
-        ks = 0
-        for i in range(k):
-            if on[i]:
-                ks += 1
-        idx = np.empty(nb + 3 * ks, dtype=np.int64)
-        for r in range(nb):
-            idx[r] = r
-        j = nb
-        for i in range(k):
-            if on[i]:
-                for d in range(3):
-                    idx[j + d] = nb + 3 * i + d
-                j += 3
-        n = idx.shape[0]
-        Ws = np.empty((n, n))
-        ts = np.empty(n)
-        lams = np.empty(n)
-        mus = np.empty(ks)
-        for r in range(n):
-            ts[r] = tgt[idx[r]]
-            for c in range(n):
-                Ws[r, c] = Wd[idx[r], idx[c]]
-        for jj in range(ks):
-            mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
-        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub) if n > 0 else LCP_OK
-        info[0] += sub[0]
-        info[1] = max(info[1], sub[1])
-        info[2] += sub[2]
-        info[3] = sub[3]
-        if st != LCP_OK:
-            return st
-        lam[:] = 0.0
-        for r in range(n):
-            lam[idx[r]] = lams[r]
-        crossing = False
-        for i in range(k):
-            if on[i]:
-                continue
-            r = nb + 3 * i
-            w = tgt[r]
-            for c in range(n):
-                w += Wd[r, idx[c]] * lams[c]
-            if w < -ACTIVATION_TOL * scale:
-                on[i] = True
-                crossing = True
-        if not crossing:
-            break
-    return st
-
-
-@jit
-def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info):
-    """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
-    biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright
-    2015's viscous or no-slip model on the same contact-space rows (:mod:`.drumwright`, PPM with Lemke
-    fallback, or Lemke). ``info`` (float64 (4,)): pivots (PGS: iterations), regularization, 1 if PPM fell
-    back to Lemke, the LCP size solved. Returns the solver status (``LCP_OK`` = 0)."""
-    model = int(prm[12])
-    if model == COULOMB:
-        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info)
-    dinfo = np.zeros(DW_INFO_SIZE)
-    solver = DW_PPM if int(prm[7]) == SOLVER_PPM else DW_LEMKE
-    warm = np.zeros(0, dtype=np.int64)
-    if model == NO_SLIP:
-        st = noslip_solve(Wd, tgt, nb, k, solver, int(prm[8]), prm[9], RANK_TOL, warm, lam, dinfo)
-    else:
-        st = viscous_solve(Wd, tgt, nb, k, np.full(k, prm[13]), prm[0], solver, int(prm[8]), prm[9], RANK_TOL,
-                           warm, lam, dinfo)
-    info[0] = dinfo[DW_PIVOTS]
-    info[1] = dinfo[DW_TIKHONOV]
-    info[2] = dinfo[DW_FALLBACK]
-    info[3] = dinfo[DW_LCP_SIZE]
-    return st
-
-
-@jit
-def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info):
-    """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid: the mixed LCP by Lemke after eliminating the
-    ``nb`` free rows, or projected Gauss-Seidel on the pyramid rows without ``sigma`` (approximate: its last
-    iterate is used when the iteration limit is reached). ``info`` as :func:`solve_rows`."""
-    nbeta = nb + k * (nf + 1)
-    n = nbeta + k
-    M = np.empty((n, n))
-    q = np.empty(n)
-    pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
-    z = np.zeros(n)
-    if int(prm[7]) == SOLVER_PGS:
-        A = np.ascontiguousarray(M[:nbeta, :nbeta])
-        b = np.ascontiguousarray(q[:nbeta])
-        zb = np.zeros(nbeta)
-        pinfo = np.zeros(4)
-        st = pgs(A, b, nb, k, nf, mu, int(prm[10]), prm[11], zb, pinfo)
-        if st == LCP_MAX_PIVOTS:
-            st = LCP_OK
-        z[:nbeta] = zb
-        info[0] = pinfo[0]
-        info[1] = 0.0
-    else:
-        w = np.empty(n)
-        linfo = np.zeros(4)
-        st = mlcp(M, q, nb, int(prm[8]), prm[9], z, w, linfo)
-        info[0] = linfo[0]
-        info[1] = linfo[1]
-    info[2] = 0.0
-    info[3] = n
-    if st != LCP_OK:
-        return st
-    pyramid_impulses(z, nb, k, nf, lam)
-    return LCP_OK
+def phase_solved(st, info, stat, warm):
+    """Account a collision phase's LCP (``info`` of :func:`.contact_solve.solve_rows`) in the step's
+    statistics; False when it was not solved (``stat`` then describes it, :func:`.contact_solve.failed`, and
+    the warm start is dropped)."""
+    stat[4] += info[0]
+    stat[6] = max(stat[6], info[1])
+    stat[8] += info[2]
+    stat[10] = max(stat[10], info[4])
+    if st == LCP_OK:
+        return True
+    failed(stat, st, info)
+    warm[0] = -1.0
+    return False
 
 
 @jit
@@ -285,10 +157,14 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
                  X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                  Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal, con_gap,
                  con_mu, con_eps,
-                 qn, qdn, stat):
+                 qn, qdn, stat, warm, keep):
     """One contact step (module docstring) from ``(q, qd)`` to ``(qn, qdn)``; ``stat`` (NSTAT,) receives the
-    step statistics. Inputs are assumed checked (:func:`contact_rollout` checks them). Returns ``OK``,
-    ``TOO_MANY_CONTACTS``, ``LCP_FAILED`` (the solver status in ``stat[3]``) or an ABA status."""
+    step statistics; ``warm`` (:func:`.contact_solve.warm_size`) carries the step LCP's answer from step to
+    step (:func:`.contact_solve.coulomb_rows` starts from it when the same contacts come back); an LCP that
+    is not solved is written to ``keep`` when it has room (:func:`.contact_solve.keep_lcp`). Inputs are
+    assumed checked (:func:`contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``,
+    ``LCP_FAILED`` (the solver status in ``stat[3]``, the failed LCP's size, residual and path in
+    ``stat[2]``, ``stat[10]``, ``stat[11]``), ``ENERGY_GAINED`` or an ABA status."""
     dt = prm[0]
     nf = int(prm[1])
     erp = prm[2]
@@ -352,11 +228,13 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     cb = np.empty((nbody, 6))
     nn = constraint_nodes(frame_body, fa, fb, dim, row, RA, pAw, Qr, con_body, con_point, con_frame, k,
                           node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
+    vfree = np.empty(0)  # the row velocities of the free velocity, when computed
     if int(prm[14]) == SLIP_PYRAMID and k > 0:
         # tangents along the slip of the free velocity, then the rows again
         row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         slip_frames(k, nb, vr, con_frame)
+        vfree = vr.copy()
         nn = constraint_nodes(frame_body, fa, fb, dim, row, RA, pAw, Qr, con_body, con_point, con_frame, k,
                               node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
     Wd = np.empty((nr, nr))
@@ -366,7 +244,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         return st
     tgt = np.empty(nr)
     lam = np.empty(nr)
-    info = np.zeros(4)
+    info = np.zeros(6)
     # 3. collisions: compression (Eq. 54) and decompression (Eq. 57) at Delta_t = 0 among the contacts with
     # restitution that close within the step faster than impact_velocity and those already touching; the
     # phases repeat while their impulses set further contacts closing
@@ -419,12 +297,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         for r in range(ns):
             v0[r] = vr[idx[r]]
         # compression (Eq. 54): the contacts stop approaching
-        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info)
-        stat[4] += info[0]
-        stat[6] = max(stat[6], info[1])
-        stat[8] += info[2]
-        if st != LCP_OK:
-            stat[3] = st
+        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep)
+        if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         for r in range(ns):
             acc = 0.0
@@ -441,12 +315,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             for c in range(ns):
                 acc += Ws[r, c] * theta[c]
             vs[r] = vc[r] + acc
-        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info)
-        stat[4] += info[0]
-        stat[6] = max(stat[6], info[1])
-        stat[8] += info[2]
-        if st != LCP_OK:
-            stat[3] = st
+        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep)
+        if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         pd += theta
         s_d = restitution_scale(Ws, v0, pc, vc, pd) if int(prm[18]) == ENERGETIC else 1.0
@@ -461,8 +331,11 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for m in range(nv):
         qdn[m] = qm[m] + (dt - pre) * qdd[m]
     add_frame_rates(jtype, vadr, I, qd, dt, qdn)
-    row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
-                      node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+    if stat[5] == 0.0 and vfree.shape[0] == nr:  # no collision: qdn is the free velocity of step 2
+        vr[:] = vfree
+    else:
+        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
+                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
     for r in range(nb):
         tgt[r] = vr[r] + loop_erp * phi[r] / dt
     for i in range(k):
@@ -473,16 +346,21 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         tgt[r + 2] = vr[r + 2]
     ke_f = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
     if int(prm[12]) == COULOMB:
-        st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info)
+        hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
+        st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep)
     else:
-        st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info)
+        st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep)
     if st != LCP_OK:
-        stat[3] = st
+        failed(stat, st, info)
+        warm[0] = -1.0
         return LCP_FAILED
+    keep_contacts(warm, k, con_geom)
     stat[2] = info[3]
     stat[3] = info[0]
     stat[6] = max(stat[6], info[1])
     stat[8] += info[2]
+    stat[10] = max(stat[10], info[4])
+    stat[11] = info[5]
     for i in range(k):
         if lam[nb + 3 * i] > 0.0:
             stat[1] += 1.0
@@ -515,10 +393,15 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):
         # 6. position correction (split impulse): positions only, computed at q and applied at q+
-        st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info)
+        st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep)
         if st != LCP_OK:
             stat[3] = st
+            stat[2] = nb + k
+            stat[10] = info[2]
+            stat[11] = PATH_LEMKE if info[1] == 0.0 else PATH_REGULARIZED
+            warm[0] = -1.0
             return LCP_FAILED
+        stat[10] = max(stat[10], info[2])
         dq = np.zeros(nv)
         apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
                        nn, row_node, row_coef, lam, dq)
@@ -546,11 +429,15 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                     X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
                     Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal,
                     con_gap, con_mu, con_eps,
-                    Q, QD, stats):
+                    Q, QD, stats, warm, keep):
     """``nsteps = Q.shape[0] - 1`` contact steps (:func:`contact_step`) from ``(q0, qd0)``, writing the
     states ``Q[n], QD[n]`` and the statistics ``stats[n]`` of step ``n``. ``tau`` (ntau, nv) and ``fext``
-    (nfext, nb, 6): row ``n`` for step ``n`` or one constant row. Returns ``OK`` or a status
-    ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]`` valid, nothing written after)."""
+    (nfext, nb, 6): row ``n`` for step ``n`` or one constant row. ``warm``: the warm-start state
+    (:func:`.contact_solve.warm_size`; ``warm[0] = -1``: none yet), carried through the steps and left with
+    the last answer, so a run continued by another call (or the next :meth:`Simulator.step`) goes on warm;
+    ``keep``: where a failing step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not
+    kept). Returns ``OK`` or a status ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]``
+    valid, ``stats[n]`` that of the failed step, nothing written after)."""
     st = check_state(jtype, qadr, q0, qd0)
     if st != OK:
         return st
@@ -569,7 +456,7 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
                           X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar,
                           vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point,
                           con_normal, con_gap, con_mu, con_eps,
-                          Q[n + 1], QD[n + 1], stats[n])
+                          Q[n + 1], QD[n + 1], stats[n], warm, keep)
         if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration
             return PENETRATED | (n << STEP_SHIFT)
         if st != OK:

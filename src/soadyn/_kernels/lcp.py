@@ -1,5 +1,5 @@
 """Linear complementarity kernels: Lemke's method, mixed LCPs by a Schur complement, projected
-Gauss-Seidel for the friction-pyramid contact problem, and the LCP residual.
+and the LCP residual (projected Gauss-Seidel: :mod:`.pgs`).
 
 Problem (Jain 2014, Eq. 9): ``w = M z + q``, ``z >= 0``, ``w >= 0``, ``z^T w = 0``. In a mixed LCP the first
 ``nfree`` rows are equalities with free ``z`` (``w = 0`` there; Jain 2014, Eqs. 27, 36, 53). The contact LCPs
@@ -57,21 +57,27 @@ def lcp_error(M, q, nfree, z, w):
     ``r_i = |(M z + q)_i|`` on equality rows and ``r_i = |min(s z_i, w_i)|`` on complementarity rows,
     ``s = |M|_max`` (``z`` in the units of ``w``). It bounds the infeasibility (``-z_i``, ``-w_i``) and the
     complementarity gap (both ``z_i`` and ``w_i`` positive) and is zero iff ``z`` solves the problem.
-    ``q = 0``: the residual relative to ``s |z|_inf`` (zero for ``z = 0``). NaN anywhere gives NaN."""
+    ``q = 0``: the residual relative to ``s |z|_inf`` (zero for ``z = 0``). NaN anywhere gives NaN.
+    ``M z`` is summed over the non-zero ``z_j`` only (a contact answer has few)."""
     n = q.shape[0]
     qs = 0.0
     ms = 0.0
     zs = 0.0
+    nz = np.empty(n, dtype=np.int64)
+    k = 0
     for i in range(n):
         qs = max(qs, abs(q[i]))
         zs = max(zs, abs(z[i]))
+        if z[i] != 0.0:
+            nz[k] = i
+            k += 1
         for j in range(n):
             ms = max(ms, abs(M[i, j]))
     r = 0.0
     for i in range(n):
         s = q[i]
-        for j in range(n):
-            s += M[i, j] * z[j]
+        for a in range(k):
+            s += M[i, nz[a]] * z[nz[a]]
         if i < nfree:
             e = abs(s)
             w[i] = 0.0
@@ -88,14 +94,55 @@ def lcp_error(M, q, nfree, z, w):
 
 
 @jit
+def active_set_solve(M, q, idx, k, z):
+    """``z`` with ``M[A, A] z_A = -q_A`` on the active set ``A = idx[:k]`` and zero elsewhere, by LU with
+    partial pivoting (:func:`lu_factor`). Returns False (``z`` untouched) when ``M[A, A]`` is numerically
+    singular."""
+    A = np.empty((k, k))
+    b = np.empty((k, 1))
+    for a in range(k):
+        for c in range(k):
+            A[a, c] = M[idx[a], idx[c]]
+        b[a, 0] = -q[idx[a]]
+    piv = np.empty(k, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return False
+    lu_solve(A, piv, b)
+    z[:] = 0.0
+    for a in range(k):
+        z[idx[a]] = b[a, 0]
+    return True
+
+
+@jit
+def warm_solve(M, q, nfree, active, z, w):
+    """A warm start: the answer whose active set is the free rows and the rows with ``active[i]`` (a
+    previous problem's positive ``z``), by :func:`active_set_solve`, checked by :func:`lcp_error`. Returns
+    the relative residual (``inf`` when the block is singular; ``z``, ``w`` written)."""
+    n = q.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if i < nfree or active[i]:
+            idx[k] = i
+            k += 1
+    if not active_set_solve(M, q, idx, k, z):
+        z[:] = 0.0
+        lcp_error(M, q, nfree, z, w)
+        return math.inf
+    return lcp_error(M, q, nfree, z, w)
+
+
+@jit
 def polish(M, q, nfree, z, w):
     """Recompute ``z`` from its active set ``A = {free rows} + {i: z_i > 0}`` with the given ``M``: the
-    least-squares solution of ``M[A, A] z_A = -q_A`` (``z = 0`` elsewhere; SVD, so a rank-deficient block
-    as from coplanar contacts gets its minimum-norm solution); while that has negative complementarity
-    entries, the most negative leaves ``A`` and the block is solved again. A pivoting method that picked
-    the right active set on a perturbed tableau (round-off, or ``M + eps I``) then returns the solution of
-    the problem itself. Keeps whichever ``z`` has the smallest :func:`lcp_error`; returns that residual
-    (``w`` written)."""
+    solution of ``M[A, A] z_A = -q_A`` (``z = 0`` elsewhere) by LU (:func:`active_set_solve`) or, where that
+    fails the check (a singular or ill-conditioned block, as from coplanar contacts), the least-squares
+    minimum-norm solution by SVD when it checks better; while that has negative complementarity entries, the
+    most negative leaves ``A`` and the block is solved again. A pivoting method that picked the right active
+    set on a perturbed tableau (round-off, or ``M + eps I``) then returns the solution of the problem
+    itself. Keeps whichever ``z`` has the smallest :func:`lcp_error`; returns that residual (``w``
+    written)."""
     n = q.shape[0]
     best = lcp_error(M, q, nfree, z, w)
     if best == 0.0:
@@ -109,21 +156,28 @@ def polish(M, q, nfree, z, w):
     zbest = z.copy()
     zp = np.empty(n)
     wp = np.empty(n)
+    zl = np.empty(n)
     while k > 0:
-        A = np.empty((k, k))
-        b = np.empty(k)
-        for a in range(k):
-            for c in range(k):
-                A[a, c] = M[idx[a], idx[c]]
-            b[a] = -q[idx[a]]
-        x = np.linalg.lstsq(A, b, 1e-13)[0]
-        zp[:] = 0.0
+        r = lcp_error(M, q, nfree, zp, wp) if active_set_solve(M, q, idx, k, zp) else math.inf
+        if not r <= LCP_TOL:
+            A = np.empty((k, k))
+            b = np.empty(k)
+            for a in range(k):
+                for c in range(k):
+                    A[a, c] = M[idx[a], idx[c]]
+                b[a] = -q[idx[a]]
+            x = np.linalg.lstsq(A, b, 1e-13)[0]
+            zl[:] = 0.0
+            for a in range(k):
+                zl[idx[a]] = x[a]
+            rl = lcp_error(M, q, nfree, zl, wp)
+            if rl < r or r == math.inf:
+                zp[:] = zl
+                r = rl
         worst = -1
         for a in range(k):
-            zp[idx[a]] = x[a]
-            if idx[a] >= nfree and x[a] < 0.0 and (worst < 0 or x[a] < x[worst]):
+            if idx[a] >= nfree and zp[idx[a]] < 0.0 and (worst < 0 or zp[idx[a]] < zp[idx[worst]]):
                 worst = a
-        r = lcp_error(M, q, nfree, zp, wp)
         if r < best:
             best = r
             zbest[:] = zp
@@ -491,7 +545,10 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
     for j in range(nc):
         z[nfree + j] = zc[j]
     info[1] = max(info[1], eps_f)
-    info[2] = polish(M, q, nfree, z, w)
+    if nfree > 0:  # without free rows lemke has polished and checked this very problem
+        info[2] = polish(M, q, nfree, z, w)
+    else:
+        w[:] = wc
     if k > 0:
         info[3] += k
     if not info[2] == info[2]:
@@ -499,132 +556,3 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
     if status == LCP_OK and not info[2] <= LCP_TOL:
         return LCP_INACCURATE
     return status
-
-
-# ------------------------------------------------------------------------------ projected Gauss-Seidel
-@jit
-def project_pyramid(y, c, act, out, o):
-    """Euclidean projection of ``y`` (nf) onto ``{beta >= 0, sum(beta) <= c}`` (``c >= 0``), written to
-    ``out[o:o + nf]``: clip at 0; if the sum exceeds ``c``, project onto the simplex ``sum = c`` by the
-    active-set iteration ``tau = (sum_active y - c) / |active|`` (Michelot 1986). ``act`` is bool scratch."""
-    nf = y.shape[0]
-    s = 0.0
-    for k in range(nf):
-        s += max(y[k], 0.0)
-    if s <= c:
-        for k in range(nf):
-            out[o + k] = max(y[k], 0.0)
-        return
-    for k in range(nf):
-        act[k] = True
-    tau = 0.0
-    changed = True
-    while changed:
-        changed = False
-        s = 0.0
-        m = 0
-        for k in range(nf):
-            if act[k]:
-                s += y[k]
-                m += 1
-        tau = (s - c) / m
-        for k in range(nf):
-            if act[k] and y[k] - tau <= 0.0:
-                act[k] = False
-                changed = True
-    for k in range(nf):
-        out[o + k] = max(y[k] - tau, 0.0) if act[k] else 0.0
-
-
-@jit
-def pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act):
-    """Natural residual of the friction-pyramid contact problem solved by :func:`pgs`, with ``w = A z + b``
-    written to ``w``: ``|w_i|`` on free rows, ``|min(z_n, w_n)|`` on normal rows and, per pyramid block,
-    ``max_k |beta_k - P(beta - w_t)_k|`` with ``P`` the projection onto ``{beta >= 0, sum <= mu z_n}`` (zero
-    iff the Jain 2014, Eq. 12 conditions hold with some ``sigma >= 0``). ``y``, ``p``, ``act``: nf scratch."""
-    n = b.shape[0]
-    for i in range(n):
-        s = b[i]
-        for j in range(n):
-            s += A[i, j] * z[j]
-        w[i] = s
-    r = 0.0
-    for i in range(nfree):
-        r = max(r, abs(w[i]))
-    for c in range(ncontact):
-        a = nfree + c * (nf + 1)
-        r = max(r, abs(min(z[a], w[a])))
-        for k in range(nf):
-            y[k] = z[a + 1 + k] - w[a + 1 + k]
-        project_pyramid(y, mu[c] * max(z[a], 0.0), act, p, 0)
-        for k in range(nf):
-            r = max(r, abs(z[a + 1 + k] - p[k]))
-    if r != r:
-        return math.nan
-    return r
-
-
-@jit
-def pgs(A, b, nfree, ncontact, nf, mu, iters, tol, z, info):
-    """Projected Gauss-Seidel for the friction-pyramid contact problem without the ``sigma`` rows
-    (Jain 2014, Eqs. 12-16): unknowns ``z = (z_f (nfree), then per contact [normal impulse, nf pyramid
-    coefficients beta])``, velocity ``w = A z + b``; free rows solve ``w = 0``, each normal ``0 <= z_n perp
-    w_n >= 0``, and each pyramid block lies in ``{beta >= 0, sum(beta) <= mu_i z_n}`` with maximal
-    dissipation (``-w_t`` in its normal cone).
-
-    One sweep: free and normal rows by (projected) Gauss-Seidel, ``z_i -= w_i / A_ii``; each pyramid block
-    by one projected gradient step ``beta <- P(beta - w_t / L)`` with one step ``1 / L`` for the whole block
-    (``L`` the largest Gershgorin row sum of its diagonal block: a per-coefficient step would change the
-    fixed point). Converges on symmetric PSD ``A`` with positive diagonal. ``z`` holds the initial guess on
-    entry (warm start) and the result on exit. Stops when :func:`pgs_residual` relative to ``|b|_inf`` is
-    ``<= tol`` (checked each sweep) or after ``iters`` sweeps (``LCP_MAX_PIVOTS``). ``info``: sweeps, 0,
-    relative residual, 1."""
-    n = b.shape[0]
-    bs = 0.0
-    for i in range(n):
-        bs = max(bs, abs(b[i]))
-    if bs == 0.0:
-        bs = 1.0
-    info[0] = 0.0
-    info[1] = 0.0
-    info[3] = 1.0
-    w = np.empty(n)
-    y = np.empty(nf)
-    p = np.empty(nf)
-    act = np.empty(nf, dtype=np.bool_)
-    L = np.empty(ncontact)
-    for c in range(ncontact):
-        a = nfree + c * (nf + 1) + 1
-        L[c] = 0.0
-        for k in range(nf):
-            s = 0.0
-            for l in range(nf):
-                s += abs(A[a + k, a + l])
-            L[c] = max(L[c], s)
-    r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act) / bs
-    it = 0
-    while it < iters and r > tol:
-        for i in range(nfree):
-            s = b[i]
-            for j in range(n):
-                s += A[i, j] * z[j]
-            z[i] -= s / A[i, i]
-        for c in range(ncontact):
-            a = nfree + c * (nf + 1)
-            s = b[a]
-            for j in range(n):
-                s += A[a, j] * z[j]
-            z[a] = max(z[a] - s / A[a, a], 0.0)
-            for k in range(nf):
-                s = b[a + 1 + k]
-                for j in range(n):
-                    s += A[a + 1 + k, j] * z[j]
-                y[k] = z[a + 1 + k] - s / L[c] if L[c] > 0.0 else z[a + 1 + k]
-            project_pyramid(y, mu[c] * z[a], act, z, a + 1)
-        r = pgs_residual(A, b, nfree, ncontact, nf, mu, z, w, y, p, act) / bs
-        it += 1
-    info[0] = it
-    info[2] = r
-    if r != r:
-        return LCP_NAN
-    return LCP_OK if r <= tol else LCP_MAX_PIVOTS

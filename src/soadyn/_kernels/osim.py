@@ -275,11 +275,20 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
                     Om[a, b, m, l] = s
     B = np.empty((nn, 6, 6))
     node_maps(wE, wr, node_sel, node_dim, B, y)
+    vroot = np.empty(nvert, dtype=np.int64)  # vertices in different subtrees of the world do not couple
+    for a in range(nvert):
+        c = cpar[verts[a]]
+        vroot[a] = a if c < 0 else vroot[vid[c]]
     for a in range(nn):
         va_ = vid[node_body[a]]
         for b in range(a + 1):
             vb_ = vid[node_body[b]]
-            if va_ >= vb_:
+            if vroot[va_] != vroot[vb_]:
+                for d in range(node_dim[a]):
+                    for e in range(node_dim[b]):
+                        Linv[node_row[a] + d, node_row[b] + e] = 0.0
+                        Linv[node_row[b] + e, node_row[a] + d] = 0.0
+            elif va_ >= vb_:
                 node_block(Om[va_, vb_], False, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a],
                            node_row[b], y)
             else:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import contact_sim as _kc
+from .._kernels import contact_solve as _ks
 from .pyramid import check_n_f
 
 __all__ = ["ContactSettings", "FORMULATIONS", "SOLVERS", "FRICTION_MODELS", "PYRAMIDS", "CORRECTIONS",
@@ -18,13 +19,13 @@ FORMULATIONS = ("os",)
 augmented model: ``Simulator(model.fully_augmented(), dt, contact=ContactSettings(formulation="os"))``.
 The NMC, MC and RMC forms of single steps are built by :mod:`soadyn.contact.formulations`."""
 
-SOLVERS = {"lemke": _kc.SOLVER_LEMKE, "pgs": _kc.SOLVER_PGS, "ppm": _kc.SOLVER_PPM}
+SOLVERS = {"lemke": _ks.SOLVER_LEMKE, "pgs": _ks.SOLVER_PGS, "ppm": _ks.SOLVER_PPM}
 """``"lemke"``: Lemke's method (exact, lexicographic; the mixed LCP after eliminating the free rows);
 ``"pgs"``: projected Gauss-Seidel on the pyramid rows (Coulomb only; approximate, iterations capped);
 ``"ppm"``: the modified principal pivoting method PPM I of Drumwright 2015 (Algorithm 1; viscous and no-slip
 only), falling back to Lemke when it fails (counted in the step statistics)."""
 
-FRICTION_MODELS = {"coulomb": _kc.COULOMB, "viscous": _kc.VISCOUS, "no_slip": _kc.NO_SLIP}
+FRICTION_MODELS = {"coulomb": _ks.COULOMB, "viscous": _ks.VISCOUS, "no_slip": _ks.NO_SLIP}
 """Friction models of the simulation kernel: the Coulomb pyramid of Jain 2014 Eqs. 6-15 (Stewart-Trinkle /
 Anitescu-Potra), Drumwright 2015's purely viscous friction (Sec. IV; tangential impulse ``-dt mu_v v+_t``)
 and no-slip contact (Sec. VI; tangential velocities zero after the step, touching contacts only)."""
@@ -76,7 +77,11 @@ class ContactSettings:
     ``impact_velocity`` (m/s): approach speed above which a contact with restitution > 0 runs the collision
     phase (compression and decompression LCPs, Jain 2014 Sec. 7). ``max_pivots``: Lemke's pivot limit (None:
     50 times the LCP size); ``tikhonov``: the first regularization Lemke retries with after a failure (0: no
-    retry). ``pgs_iterations``, ``pgs_tolerance``: the projected Gauss-Seidel limits.
+    retry). ``pgs_iterations``, ``pgs_tolerance``: the projected Gauss-Seidel limits; a PGS answer is used
+    only when it passes the check of every LCP answer on the whole pyramid LCP, else Lemke solves the step.
+    ``warm_start``: each step LCP first tries the previous step's active set when the same contacts come
+    back (one LU of the active block, used only when its answer passes the check; Lemke otherwise), so a
+    resting stack costs no pivots; False solves every step cold.
 
     ``margin`` (m): contacts are detected while their gap is below the geoms' own margins
     (:meth:`soadyn.ModelBuilder.add_geom`) plus this, before they close: an open contact's normal row lets it
@@ -88,7 +93,7 @@ class ContactSettings:
 
     The defaults: a 5 mm margin, the slip-oriented pyramid and the split position correction.
     :meth:`classic` gives the papers' settings (no margin, fixed pyramid, penetration removed through the
-    velocity, Poisson's restitution, no checks), which their reproductions use.
+    velocity, Poisson's restitution, no checks, no warm start), which their reproductions use.
 
     Checks of every step (a step that fails one raises :class:`soadyn.sim.SimulationError` naming it, the
     states before it kept): ``penetration_limit`` (m): no state may penetrate deeper (``math.inf``: no check);
@@ -120,15 +125,17 @@ class ContactSettings:
     penetration_limit: float = 1e-3
     energy_tolerance: float = 1e-6
     restitution_law: str = "energetic"
+    warm_start: bool = True
 
     @classmethod
     def classic(cls, **overrides) -> "ContactSettings":
         """The time stepping of the papers (Jain 2014, Drumwright 2015): contacts detected once they touch
         (``margin=0``), the fixed friction pyramid, penetration removed through the velocity and Poisson's
-        restitution (Eq. 56), without the penetration and energy checks;
+        restitution (Eq. 56), without the penetration and energy checks, every step solved cold;
         ``overrides`` set any field. The papers' reproductions run with these."""
         return cls(**{"margin": 0.0, "pyramid": "fixed", "correction": "velocity", "penetration_limit": math.inf,
-                      "energy_tolerance": math.inf, "restitution_law": "poisson", **overrides})
+                      "energy_tolerance": math.inf, "restitution_law": "poisson", "warm_start": False,
+                      **overrides})
 
     def __post_init__(self):
         if self.formulation not in FORMULATIONS:
@@ -170,6 +177,8 @@ class ContactSettings:
                     or (name == "penetration_limit" and x == 0.0):
                 raise ValueError(f"{name}: expected a {'positive' if name == 'penetration_limit' else 'non-negative'} "
                                  f"number or math.inf (no check), got {x!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start: expected True or False, got {self.warm_start!r}")
         if self.restitution_law not in RESTITUTION_LAWS:
             raise ValueError(f"restitution_law: expected one of {tuple(RESTITUTION_LAWS)}, got "
                              f"{self.restitution_law!r}")
@@ -181,7 +190,8 @@ class ContactSettings:
                          SOLVERS[self.solver], 0 if self.max_pivots is None else self.max_pivots, self.tikhonov,
                          self.pgs_iterations, self.pgs_tolerance, FRICTION_MODELS[self.friction], self.mu_v,
                          PYRAMIDS[self.pyramid], CORRECTIONS[self.correction], self.penetration_limit,
-                         self.energy_tolerance, RESTITUTION_LAWS[self.restitution_law]], dtype=np.float64)
+                         self.energy_tolerance, RESTITUTION_LAWS[self.restitution_law], float(self.warm_start)],
+                        dtype=np.float64)
 
     def geom_margins(self, geom_margin: np.ndarray) -> np.ndarray:
         """The per-geom margins the kernel detects with: a pair's margin is the sum of its geoms', so each

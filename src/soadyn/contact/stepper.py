@@ -6,19 +6,34 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import contact_sim as _kc
+from .._kernels import contact_solve as _ks
 from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
-__all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "contact_options", "contact_rollout", "contact_kernel",
-           "contact_columns", "contact_record", "contact_failure"]
+__all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "PATHS", "LCP_FAILED", "contact_options",
+           "contact_rollout", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
+           "keep_buffer", "kept_problem"]
 
 CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
-                "penetration", "fallbacks", "energy_gain")
-"""Columns of ``Trajectory.contact_stats``."""
+                "penetration", "fallbacks", "energy_gain", "residual", "path")
+"""Columns of ``Trajectory.contact_stats`` (one row per step): contacts detected, active contacts
+(``F_n > 0``), the step LCP's size, its pivots (PGS: sweeps; 0 for a warm start), the collision LCPs'
+pivots, collision phases, the Tikhonov regularization whose active set was used (0: none), the largest
+penetration at the step's start (m), fallbacks to Lemke (PPM or PGS answers that failed), the kinetic
+energy the impulses added (J), ``residual``: the largest relative residual of the step's LCP answers
+(:func:`soadyn._kernels.lcp.lcp_error`, each at most :data:`soadyn.lcp.LCP_TOL` before it is applied),
+``path``: what solved the step LCP (a code of :data:`PATHS`)."""
+PATHS = {_ks.PATH_NONE: "none", _ks.PATH_WARM: "warm", _ks.PATH_LEMKE: "lemke",
+         _ks.PATH_REGULARIZED: "regularized", _ks.PATH_PGS: "pgs", _ks.PATH_PPM: "ppm"}
+"""``path`` code -> name: no LCP (no contact); ``"warm"``, the previous step's active set solved on this
+step's LCP (same contacts); ``"lemke"``; ``"regularized"``, the active set of a Lemke run on ``M + eps I``,
+solved on ``M``; ``"pgs"``; ``"ppm"`` (Drumwright models). Every answer is checked on the LCP it solves."""
+LCP_FAILED = _kc.LCP_FAILED
 CONTACT_CODES = (_kc.LCP_FAILED, _kc.TOO_MANY_CONTACTS, _kc.PENETRATED, _kc.ENERGY_GAINED)
 LCP_STATUS = {_kl.LCP_RAY: "ray termination", _kl.LCP_MAX_PIVOTS: "pivot limit reached",
-              _kl.LCP_SINGULAR: "singular equality block", _kl.LCP_NAN: "non-finite problem"}
+              _kl.LCP_SINGULAR: "singular equality block", _kl.LCP_NAN: "non-finite problem",
+              _kl.LCP_INACCURATE: f"no answer passed the check (relative residual <= {_kl.LCP_TOL:g})"}
 
 
 def contact_options(sim, contact):
@@ -42,8 +57,33 @@ def contact_kernel():
     return _kc.contact_rollout
 
 
-def contact_rollout(sim, Q, QD, tau, fext, stats) -> int:
-    """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..``."""
+def warm_state(model, contact: ContactSettings) -> np.ndarray:
+    """The warm-start state a simulator carries from step to step (:func:`soadyn._kernels.contact_solve.warm_size`),
+    empty (none yet)."""
+    w = np.zeros(_ks.warm_size(int(model.loop_row[model.nl]) if model.nl else 0, model.ncon_max, contact.n_f))
+    w[0] = -1.0
+    return w
+
+
+def keep_buffer(rows: int) -> np.ndarray:
+    """Room for an LCP of ``rows`` rows (:func:`soadyn._kernels.contact_solve.keep_lcp`)."""
+    return np.zeros(2 + rows * (rows + 1))
+
+
+def kept_problem(keep: np.ndarray):
+    """``(M, q, nfree)`` of an LCP written by :func:`soadyn._kernels.contact_solve.keep_lcp`, or None."""
+    n = int(keep[0]) if keep.shape[0] else 0
+    if n <= 0:
+        return None
+    return keep[2:2 + n * n].reshape(n, n).copy(), keep[2 + n * n:2 + n * n + n].copy(), int(keep[1])
+
+
+_NO_KEEP = np.zeros(0)
+
+
+def contact_rollout(sim, Q, QD, tau, fext, stats, warm, keep=None) -> int:
+    """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..`` from the warm-start state
+    ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it has room."""
     m, d = sim.model, sim.data
     return _kc.contact_rollout(*m._tree, *m._springs, *loop_arrays(m), *geom_arrays(m, sim.contact), Q[0], QD[0],
                                tau, fext,
@@ -51,7 +91,7 @@ def contact_rollout(sim, Q, QD, tau, fext, stats) -> int:
                                d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
                                d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
                                d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, *contact_buffers(d),
-                               Q, QD, stats)
+                               Q, QD, stats, warm, _NO_KEEP if keep is None else keep)
 
 
 def loop_arrays(m) -> tuple:
@@ -103,7 +143,8 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
                     "mu_v": c.mu_v,
                     "restitution": c.restitution, "erp": c.erp, "loop_erp": c.loop_erp, "margin": c.margin,
                     "pyramid": c.pyramid, "correction": c.correction,
-                    "penetration_limit": c.penetration_limit, "energy_tolerance": c.energy_tolerance},
+                    "penetration_limit": c.penetration_limit, "energy_tolerance": c.energy_tolerance,
+                    "warm_start": c.warm_start},
         "max_contacts": int(stats[:, 0].max()) if n else 0,
         "max_active_contacts": int(stats[:, 1].max()) if n else 0,
         "max_lcp_size": int(stats[:, 2].max()) if n else 0,
@@ -113,39 +154,40 @@ def contact_record(sim, traj, stats: np.ndarray) -> None:
         "max_penetration": float(stats[:, 7].max()) if n else 0.0,
         "ppm_fallbacks": int(stats[:, 8].sum()) if n else 0,
         "max_energy_gain": float(stats[:, 9].max()) if n else 0.0,
+        "max_residual": float(stats[:, 10].max()) if n else 0.0,
+        "paths": {PATHS[p]: int((stats[:, 11] == p).sum()) for p in PATHS if n and (stats[:, 11] == p).any()},
     }
     if traj.constraint_error is not None:
         summary["max_constraint_error"] = float(traj.constraint_error.max())
     traj.stats.update(summary)
 
 
-def contact_failure(sim, code: int, k: int, error: bool = False):
-    """The message for a failed contact step ``k`` of a rollout; with ``error`` (a failed :meth:`step`), the
+def contact_failure(sim, code: int, k: int, stats, error: bool = False, problem=None):
+    """The message for a failed contact step ``k`` (``stats``: that step's row of statistics: the failed
+    LCP's size, status, residual and the path tried); with ``error`` (a failed :meth:`Simulator.step`), the
     error to raise (for a failed check, the message of the simulator's SimulationError): for an unsolved
-    LCP a :class:`soadyn.lcp.LCPError` carrying the step's OS problem (Jain 2014 Eq. 53 at the step's start,
-    built by :func:`soadyn.contact.formulations.build`; the kernel's rows add the gap and loop-error terms to
-    its ``q``)."""
+    LCP a :class:`soadyn.lcp.LCPError` carrying that LCP (``problem``: ``(M, q, nfree)`` as the kernel
+    built it, with the settings' margins and pyramid; None when the kernel kept none, as for the Drumwright
+    models)."""
     if code == _kc.TOO_MANY_CONTACTS:
         msg = (f"collision detection found more contacts than the {sim.model.ncon_max} the model's geom pairs can "
                "produce")
         return ValueError(msg) if error else msg
     if code in (_kc.PENETRATED, _kc.ENERGY_GAINED):  # the simulator raises SimulationError with it
         return guard_message(sim.contact, code, k)
-    msg = (f"the contact LCP of step {k} could not be solved (solver {sim.contact.solver!r}, friction "
-           f"{sim.contact.friction!r}); the state is left at the step's start. Try a smaller dt, tikhonov > 0, or "
-           "another solver")
+    status, rows, residual = int(stats[3]), int(stats[2]), float(stats[10])
+    path = PATHS.get(int(stats[11]), "none")
+    msg = (f"the {rows}-row contact LCP of step {k} ({int(stats[0])} contacts) could not be solved (solver "
+           f"{sim.contact.solver!r}, friction {sim.contact.friction!r}, last tried: {path}): "
+           f"{LCP_STATUS.get(status, 'unsolved')}, relative residual {residual:.3e} (at most {_kl.LCP_TOL:g} "
+           "accepted); the state is left at the step's start. Try a smaller dt, tikhonov > 0, or another solver")
     if not error:
         return msg
     from ..lcp import STATUS_NAMES, LCPError
-    from . import formulations
-    from .geometry import collide
 
-    m = sim.model
-    q, qd, tau = sim._Q1[0], sim._QD1[0], sim._tau1[0]
-    lcp = formulations.build("os", m, q, qd, tau, collide(m, m.data(), q), sim.dt, sim.contact.n_f)
-    status = STATUS_NAMES.get(int(sim._info1[0, 3]), "unsolved")
-    err = LCPError(lcp.M, lcp.q, lcp.nfree, status, float("nan"), 0, float(sim._info1[0, 6]), None, None,
-                   sim.contact.solver)
+    M, q, nfree = problem if problem is not None else (None, None, 0)
+    err = LCPError(M, q, nfree, STATUS_NAMES.get(status, "unsolved"), residual, 0, float(stats[6]), None, None,
+                   sim.contact.solver, rows=rows)
     err.add_note(msg)
     return err
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._kernels.contact_sim import NO_SLIP_GAP
+from .._kernels.contact_solve import NO_SLIP_GAP
 from ..contact import drumwright
 from ..contact.geometry import collide
 from ..contact.settings import ContactSettings

@@ -1,0 +1,270 @@
+"""The step LCP of a contact step (:mod:`.contact_sim`): the friction model's rows solved by Lemke, PGS, PPM
+or a warm start from the previous step's active set, every answer checked (:func:`lcp.lcp_error` at
+:data:`lcp.LCP_TOL`) before it is used; the warm-start state carried from step to step and the unsolved
+problem kept for the error report; the Drumwright models' rows with the margin's speculative contacts
+(:func:`drumwright_rows`)."""
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from .contact import pyramid_impulses, pyramid_lcp
+from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
+                         SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
+from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_error, mlcp, warm_solve
+from .pgs import pgs, pyramid_sigma
+
+PATH_NONE, PATH_WARM, PATH_LEMKE, PATH_REGULARIZED, PATH_PGS, PATH_PPM = 0, 1, 2, 3, 4, 5
+"""``stat[11]``: what solved the step LCP (or, for a failed step, was tried last): no LCP; the previous
+step's active set (warm start); Lemke; Lemke with the active set of a regularized run; PGS; PPM. Every
+one of them checked (:func:`coulomb_rows`)."""
+
+SOLVER_LEMKE, SOLVER_PGS, SOLVER_PPM = 0, 1, 2
+"""``prm[7]``: Lemke's method, projected Gauss-Seidel (Coulomb only), the modified PPM I (Drumwright models)."""
+
+COULOMB, VISCOUS, NO_SLIP = 0, 1, 2
+"""``prm[12]``: the friction model: the Coulomb pyramid of Jain 2014 (Eq. 53), Drumwright 2015's purely
+viscous friction (Sec. IV, coefficient ``prm[13]``) or no-slip (Sec. VI)."""
+
+RANK_TOL = 1e-10
+"""FIND-INDICES tolerance of the Drumwright models."""
+
+NO_SLIP_GAP = 1e-5
+"""Drumwright 2015's tangential rows (no-slip: ``v+_t = 0``, Eqs. 45-46; viscous: ``p_t = -dt mu_v v+_t``)
+act whatever the normal impulse, so a contact enters the Drumwright models' step LCP when it touches (gap
+below this, m) or when the step would carry it past its gap (:func:`drumwright_rows`)."""
+
+ACTIVATION_TOL = 1e-9
+"""An open contact left out of the Drumwright rows whose normal row ``w = v+_n + gap / dt`` falls below
+``-ACTIVATION_TOL`` times the rows' largest target would cross its gap: it joins the rows and the step is
+solved again."""
+
+
+@jit
+def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
+    """The step's row impulses by a Drumwright model (:func:`solve_rows`) with the speculative contacts of
+    the margin: the rows of the touching contacts (gap <= :data:`NO_SLIP_GAP`) are solved first; an open
+    contact whose normal row then asks it to cross its gap (``v+_n < -gap / dt``, :data:`ACTIVATION_TOL`)
+    joins the rows (its tangential rows too: it touches within the step) and the step is solved again, until
+    none does (at most ``k`` rounds). Open contacts that stay out get no impulse. ``info`` as
+    :func:`solve_rows` (pivots summed over the rounds; the last round's size, residual and path). Returns the
+    solver status."""
+    nr = nb + 3 * k
+    on = np.zeros(k, dtype=np.bool_)
+    scale = 0.0
+    for r in range(nr):
+        scale = max(scale, abs(tgt[r]))
+    for i in range(k):
+        on[i] = con_gap[i] <= NO_SLIP_GAP
+    sub = np.zeros(6)
+    info[:] = 0.0
+    st = LCP_OK
+    for _ in range(k + 1):
+        ks = 0
+        for i in range(k):
+            if on[i]:
+                ks += 1
+        idx = np.empty(nb + 3 * ks, dtype=np.int64)
+        for r in range(nb):
+            idx[r] = r
+        j = nb
+        for i in range(k):
+            if on[i]:
+                for d in range(3):
+                    idx[j + d] = nb + 3 * i + d
+                j += 3
+        n = idx.shape[0]
+        Ws = np.empty((n, n))
+        ts = np.empty(n)
+        lams = np.empty(n)
+        mus = np.empty(ks)
+        for r in range(n):
+            ts[r] = tgt[idx[r]]
+            for c in range(n):
+                Ws[r, c] = Wd[idx[r], idx[c]]
+        for jj in range(ks):
+            mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
+        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, np.empty(0), False, keep) if n > 0 else LCP_OK
+        info[0] += sub[0]
+        info[1] = max(info[1], sub[1])
+        info[2] += sub[2]
+        info[3] = sub[3]
+        info[4] = sub[4]
+        info[5] = sub[5]
+        if st != LCP_OK:
+            return st
+        lam[:] = 0.0
+        for r in range(n):
+            lam[idx[r]] = lams[r]
+        crossing = False
+        for i in range(k):
+            if on[i]:
+                continue
+            r = nb + 3 * i
+            w = tgt[r]
+            for c in range(n):
+                w += Wd[r, idx[c]] * lams[c]
+            if w < -ACTIVATION_TOL * scale:
+                on[i] = True
+                crossing = True
+        if not crossing:
+            break
+    return st
+
+
+@jit
+def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
+    """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
+    biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright
+    2015's viscous or no-slip model on the same contact-space rows (:mod:`.drumwright`, PPM with Lemke
+    fallback, or Lemke). ``info`` (float64 (6,)): pivots (PGS: sweeps), regularization, 1 if PPM or PGS
+    fell back to Lemke, the LCP size solved, the answer's relative residual (:func:`lcp.lcp_error`), the
+    path that solved it (``PATH_*``). ``warm``, ``hot``: the previous answer and whether to start from it
+    (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`). Returns the solver status
+    (``LCP_OK`` = 0: solved and checked)."""
+    model = int(prm[12])
+    if model == COULOMB:
+        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep)
+    dinfo = np.zeros(DW_INFO_SIZE)
+    solver = DW_PPM if int(prm[7]) == SOLVER_PPM else DW_LEMKE
+    cold = np.zeros(0, dtype=np.int64)
+    if model == NO_SLIP:
+        st = noslip_solve(Wd, tgt, nb, k, solver, int(prm[8]), prm[9], RANK_TOL, cold, lam, dinfo)
+    else:
+        st = viscous_solve(Wd, tgt, nb, k, np.full(k, prm[13]), prm[0], solver, int(prm[8]), prm[9], RANK_TOL,
+                           cold, lam, dinfo)
+    info[0] = dinfo[DW_PIVOTS]
+    info[1] = dinfo[DW_TIKHONOV]
+    info[2] = dinfo[DW_FALLBACK]
+    info[3] = dinfo[DW_LCP_SIZE]
+    info[4] = dinfo[DW_RESIDUAL]
+    if solver == DW_PPM and dinfo[DW_FALLBACK] == 0.0:
+        info[5] = PATH_PPM
+    else:
+        info[5] = PATH_LEMKE if dinfo[DW_TIKHONOV] == 0.0 else PATH_REGULARIZED
+    return st
+
+
+@jit
+def keep_lcp(M, q, nfree, keep):
+    """Write an unsolved LCP to ``keep`` (``[n, nfree, M row by row, q]``) when it has room."""
+    n = q.shape[0]
+    if keep.shape[0] < 2 + n * (n + 1):
+        return
+    keep[0] = n
+    keep[1] = nfree
+    for i in range(n):
+        for j in range(n):
+            keep[2 + i * n + j] = M[i, j]
+        keep[2 + n * n + i] = q[i]
+
+
+@jit
+def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
+    """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid (:func:`contact.pyramid_lcp`), every answer
+    checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
+
+    * warm start (``hot``: ``warm`` holds the previous step's answer to the same contacts): its
+      active set solved on this LCP (:func:`lcp.warm_solve`, one LU of the active block) and used when it
+      passes the check (``PATH_WARM``, no pivots): a resting contact set keeps its active set from step
+      to step;
+    * ``prm[7]`` PGS: projected Gauss-Seidel on the pyramid rows (started from ``warm``), completed with
+      ``sigma`` (:func:`pgs.pyramid_sigma`) and checked at :data:`lcp.LCP_TOL` (``PATH_PGS``); an answer above it
+      is not used: Lemke solves the step (``info[2] = 1``);
+    * the mixed LCP by Lemke after eliminating the ``nb`` free rows (polished and checked inside,
+      regularized runs when ``prm[9] > 0``; ``PATH_LEMKE``, ``PATH_REGULARIZED``).
+
+    The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
+    (:func:`keep_lcp`). ``info`` as :func:`solve_rows`."""
+    nbeta = nb + k * (nf + 1)
+    n = nbeta + k
+    M = np.empty((n, n))
+    q = np.empty(n)
+    pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
+    z = np.zeros(n)
+    w = np.empty(n)
+    info[:] = 0.0
+    info[3] = n
+    info[4] = math.inf
+    st = LCP_INACCURATE
+    hot = hot and warm.shape[0] >= n
+    if hot and int(prm[7]) != SOLVER_PGS:
+        active = np.empty(n, dtype=np.bool_)
+        for i in range(n):
+            active[i] = warm[i] > 0.0
+        info[4] = warm_solve(M, q, nb, active, z, w)
+        if info[4] <= LCP_TOL:
+            st = LCP_OK
+            info[5] = PATH_WARM
+    if int(prm[7]) == SOLVER_PGS:
+        A = np.ascontiguousarray(M[:nbeta, :nbeta])
+        b = np.ascontiguousarray(q[:nbeta])
+        zb = np.zeros(nbeta)
+        if hot:
+            zb[:] = warm[:nbeta]
+        pinfo = np.zeros(4)
+        pgs(A, b, nb, k, nf, mu, int(prm[10]), prm[11], zb, pinfo)
+        z[:nbeta] = zb
+        pyramid_sigma(M, q, nb, k, nf, z, w)
+        info[0] = pinfo[0]
+        info[4] = lcp_error(M, q, nb, z, w)
+        info[5] = PATH_PGS
+        if info[4] <= LCP_TOL:
+            st = LCP_OK
+        else:
+            info[2] = 1.0
+    if st != LCP_OK:
+        linfo = np.zeros(4)
+        st = mlcp(M, q, nb, int(prm[8]), prm[9], z, w, linfo)
+        info[0] += linfo[0]
+        info[1] = linfo[1]
+        info[4] = linfo[2]
+        info[5] = PATH_LEMKE if linfo[1] == 0.0 else PATH_REGULARIZED
+    if st != LCP_OK:
+        keep_lcp(M, q, nb, keep)
+        return st
+    if warm.shape[0] >= n:
+        warm[:n] = z
+    pyramid_impulses(z, nb, k, nf, lam)
+    return LCP_OK
+
+
+@jit
+def failed(stat, st, info):
+    """The statistics of a step whose LCP (``info`` of :func:`solve_rows`) was not solved: its status in
+    ``stat[3]``, size, residual and the path tried in ``stat[2]``, ``stat[10]``, ``stat[11]``."""
+    stat[3] = st
+    stat[2] = info[3]
+    stat[10] = info[4]
+    stat[11] = info[5]
+
+
+@jit
+def warm_size(nbr, ncon, nf):
+    """Length of the warm-start state of :func:`contact_step` for ``nbr`` loop rows and ``ncon`` contacts:
+    ``[contacts of the last answer (-1: none), their geom pairs (2 ncon), the answer (nbr + ncon (nf + 2))]``."""
+    return 1 + 2 * ncon + nbr + ncon * (nf + 2)
+
+
+@jit
+def same_contacts(warm, k, con_geom):
+    """Whether the last step's answer in ``warm`` was for the same ``k`` contacts (the same geom pairs in the
+    same order), so that its active set applies row by row."""
+    if warm.shape[0] == 0 or warm[0] != k:
+        return False
+    for i in range(k):
+        if warm[1 + 2 * i] != con_geom[i, 0] or warm[2 + 2 * i] != con_geom[i, 1]:
+            return False
+    return True
+
+
+@jit
+def keep_contacts(warm, k, con_geom):
+    """Record the contacts of the answer just written to ``warm``."""
+    if warm.shape[0] == 0:
+        return
+    warm[0] = k
+    for i in range(k):
+        warm[1 + 2 * i] = con_geom[i, 0]
+        warm[2 + 2 * i] = con_geom[i, 1]
