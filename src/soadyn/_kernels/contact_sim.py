@@ -17,9 +17,10 @@ One step from ``(q, qd)`` with step ``dt`` (velocity-level time stepping, Jain 2
    elastically;
 4. the step LCP (Eq. 53) for ``qd^+ = qd^- + dt (qdd_f + rho) + M^-1 G^T lam`` (``rho``:
    :func:`joints.add_frame_rates`): the bilateral rows ask ``G_b qd^+ = -loop_erp phi / dt``, the normal
-   rows ``n . v^+ >= -gap / dt`` for an open gap (speculative contact: it may close but not cross within
-   the step) and, for a penetration, ``>= -erp gap / dt`` (``prm[15] = VELOCITY_CORRECTION``, Jain 2014) or
-   ``>= 0`` (``SPLIT_CORRECTION``); the Drumwright models solve it on the touching contacts and those
+   rows ``n . v^+ >= -gap / dt`` for a gap open by more than :data:`TOUCHING_GAP` (speculative contact: it
+   may close but not cross within the step), ``>= 0`` for a touching contact and, for a penetration,
+   ``>= -erp gap / dt`` (``prm[15] = VELOCITY_CORRECTION``, Jain 2014) or ``>= 0``
+   (``SPLIT_CORRECTION``); the Drumwright models solve it on the touching contacts and those
    that would cross their gap (:func:`drumwright_rows`);
 5. ``q^+ = q (+) dt qd^+`` (semi-implicit Euler; free bodies by :func:`joints.step_joints`: their
    velocity-product term is integrated exactly, see :func:`sim.rollout`; a free body no impulse touched
@@ -105,6 +106,13 @@ where it would make a collision end with more kinetic energy than it began with 
 
 PENETRATION_SLOP = 1e-7
 """Penetration (m) below which the split position correction is skipped (round-off of resting contacts)."""
+
+TOUCHING_GAP = 1e-7
+"""Open gap (m) up to which a contact counts as touching in the step LCP (its normal row asks
+``n . v+ >= 0``, not ``>= -gap / dt``). The gaps of a face resting on a face differ by round-off (1e-13 to
+1e-9 m); as ``gap / dt`` targets they would make the step LCP of its coplanar contacts inconsistent at the
+level of the answer check (a rigid face cannot meet targets that are not affine over it), and Lemke's
+answers to such LCPs miss :data:`lcp.LCP_TOL`."""
 
 MAX_COLLISION_PHASES = 8
 """Collision phases per step: after one, contacts that its impulses set closing run the next (a Newton's
@@ -341,7 +349,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for i in range(k):
         g = con_gap[i]
         r = nb + 3 * i
-        tgt[r] = vr[r] + (g / dt if g > 0.0 else (0.0 if split else erp * g / dt))
+        tgt[r] = vr[r] + (g / dt if g > TOUCHING_GAP else (erp * g / dt if g < 0.0 and not split else 0.0))
         tgt[r + 1] = vr[r + 1]
         tgt[r + 2] = vr[r + 2]
     ke_f = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
