@@ -42,7 +42,7 @@ import numpy as np
 
 from ._kernels import contact as _kcon
 from ._kernels import contact_motion as _kcm
-from ._kernels.contact_sim import PENETRATION_SLOP
+from ._kernels.contact_sim import PENETRATION_SLOP, TOUCHING_GAP
 from .contact.differential import step_contacts
 from .derivatives import aba_derivatives, rnea_derivatives
 from .dynamics import as_array, coupled
@@ -343,8 +343,9 @@ def _impulses_of(u, qf, Minv, Gr, bias, nb, k, nf, mu):
 
 
 def _bias_scale(gap, split, erp):
-    """``db/dgap * dt`` of a normal row's bias ``b`` (``gap/dt`` open, ``erp gap / dt`` or 0 penetrating)."""
-    return 1.0 if gap > 0.0 else (0.0 if split else erp)
+    """``db/dgap * dt`` of a normal row's bias ``b`` (``gap/dt`` open beyond ``TOUCHING_GAP``, ``erp gap / dt``
+    or 0 penetrating, 0 touching)."""
+    return 1.0 if gap > TOUCHING_GAP else (erp if gap < 0.0 and not split else 0.0)
 
 
 def _step_system(rows, contacts, modes, edges, sigma, frames, dframes, z, lam, nb, nf, mu, settings, dt, nx):
@@ -548,8 +549,8 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
         cs = _correction_system(rows, contacts, active, res_c.z, nb, st.erp, dt, nx)
         dc, ddc, red_c = _solve_system(cs, rows, Minv, dMinv, np.zeros(nv), np.zeros((nv, nx)))
         redundant = redundant or red_c
-    degenerate += [(i, "gap = 0: the normal row's bias changes slope") for i, c in enumerate(contacts)
-                   if abs(c.gap) <= GAP_TOL]
+    degenerate += [(i, "gap = 0 or TOUCHING_GAP: the normal row's bias changes slope")
+                   for i, c in enumerate(contacts) if min(abs(c.gap), abs(c.gap - TOUCHING_GAP)) <= GAP_TOL]
     if split and k > 0 and abs(max(-c.gap for c in contacts) - PENETRATION_SLOP) <= GAP_TOL:
         degenerate.append((-1, "the deepest penetration is at the position correction's threshold"))
     still = still_joints(model, u, qf)
