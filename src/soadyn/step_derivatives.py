@@ -36,7 +36,7 @@ derivative returned is that of the class it was put in (one-sided), and ``degene
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -451,6 +451,18 @@ def _free_velocity(model, data, q, qd, tau, dt, nx):
     return qf, dqf, Minv
 
 
+_COLD: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _cold(sim: Simulator) -> Simulator:
+    """A simulator like ``sim`` that solves every step LCP cold: the step differentiated is the exact
+    solution of its LCP (a warm-started answer is exact only to ``LCP_TOL``), and ``sim``'s own warm start is
+    left as it was."""
+    if sim not in _COLD:
+        _COLD[sim] = Simulator(sim.model, sim.dt, contact=replace(sim.contact, warm_start=False))
+    return _COLD[sim]
+
+
 def _check_sim(sim):
     if not isinstance(sim, Simulator):
         raise ValueError(f"sim: expected a soadyn.Simulator, got {type(sim).__name__}")
@@ -479,8 +491,9 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     q = as_array(q, (model.nq,), "q").copy()
     qd = as_array(qd, (nv,), "qd").copy()
     tau = np.zeros(nv) if tau is None else as_array(tau, (nv,), "tau").copy()
-    q_sim, qd_sim = sim.step(q, qd, tau)
-    if sim.last_step_stats["collision"] > 0:
+    cold = _cold(sim)
+    q_sim, qd_sim = cold.step(q, qd, tau)
+    if cold.last_step_stats["collision"] > 0:
         raise ValueError("the step runs a collision phase (a contact with restitution closing faster than "
                          "impact_velocity): not differentiated; use restitution=0 or a smaller approach speed")
     data = _DATA.get(model)
