@@ -34,7 +34,7 @@ from .kinematics import tree_positions, world_poses
 
 from .convex import (EPA_FACES, EPA_VERTS, GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_HALFSPACE,
                      GEOM_PLANE, GEOM_SPHERE, convex_convex, is_flat)
-from .manifold import convex_manifold, sort_by_gap, spread
+from .manifold import convex_manifold, reduce_contacts, sort_by_gap, spread
 
 
 # ----------------------------------------------------------------------------------------- poses
@@ -318,7 +318,7 @@ def pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_v
         else:
             n = capsule_box(Ra, pa, sa[0], sa[1], Rb, pb, sb, margin, pts, nrm, gap, ts)
     else:
-        n = box_box(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, poly)
+        n = reduce_contacts(pts, nrm, gap, box_box(Ra, pa, sa, Rb, pb, sb, margin, pts, nrm, gap, poly), margin)
     if flip:
         for k in range(n):
             for m in range(3):

@@ -120,6 +120,28 @@ def spread(P, h, n, nz, margin, sel):
 
 
 @jit
+def reduce_contacts(pts, nrm, gap, n, margin):
+    """A face-face manifold of more than 4 contacts (box-box clipping of a turned face: up to 8) reduced in
+    place to the (up to) 4 that span it (:func:`spread` along the first contact's normal), deepest first.
+    Clipping a face that lies almost exactly on another leaves corners a few micrometres apart; kept, they
+    would give the step LCP rows that are dependent to that precision, and the set of contacts would
+    flicker from step to step. Returns the count."""
+    if n <= 4:
+        return n
+    sel = np.empty(4, np.int64)
+    k = spread(pts, gap, n, nrm[0], margin, sel)
+    P = pts[:n].copy()
+    N = nrm[:n].copy()
+    g = gap[:n].copy()
+    for i in range(k):
+        pts[i] = P[sel[i]]
+        nrm[i] = N[sel[i]]
+        gap[i] = g[sel[i]]
+    sort_by_gap(pts, nrm, gap, k)
+    return k
+
+
+@jit
 def _cross(A, i, j, x, y):
     """``(A[j] - A[i]) x (p - A[i])`` in 2-D, ``p = (x, y)``: positive when ``p`` lies left of ``i -> j``."""
     return (A[j, 0] - A[i, 0]) * (y - A[i, 1]) - (A[j, 1] - A[i, 1]) * (x - A[i, 0])
