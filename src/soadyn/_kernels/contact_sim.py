@@ -107,6 +107,11 @@ where it would make a collision end with more kinetic energy than it began with 
 PENETRATION_SLOP = 1e-7
 """Penetration (m) below which the split position correction is skipped (round-off of resting contacts)."""
 
+TARGET_ROUNDOFF = 1e-12
+"""A row target below this times the largest free velocity component of the step is round-off and set to 0:
+the rows of two faces welded together move by 1e-18 m/s, and an LCP whose targets are all round-off cannot
+be checked relative to them."""
+
 TOUCHING_GAP = 1e-7
 """Open gap (m) up to which a contact counts as touching in the step LCP (its normal row asks
 ``n . v+ >= 0``, not ``>= -gap / dt``). The gaps of a face resting on a face differ by round-off (1e-13 to
@@ -352,6 +357,12 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         tgt[r] = vr[r] + (g / dt if g > TOUCHING_GAP else (erp * g / dt if g < 0.0 and not split else 0.0))
         tgt[r + 1] = vr[r + 1]
         tgt[r + 2] = vr[r + 2]
+    vscale = 0.0
+    for m in range(nv):
+        vscale = max(vscale, abs(qdn[m]))
+    for r in range(nr):  # round-off of the step's velocities is no target (two welded faces: v = 1e-18)
+        if abs(tgt[r]) < TARGET_ROUNDOFF * vscale:
+            tgt[r] = 0.0
     ke_f = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
