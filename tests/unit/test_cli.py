@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -121,6 +122,8 @@ def test_demo_writes_trajectory_plot_and_summary(tmp_path):
     # the documented start (Jain 2014 Sec. 8): pi/4 from the vertical, 1 rad/s towards the wall
     assert traj.q[0, 0] == pytest.approx(math.pi / 4) and traj.qd[0, 0] == -1.0 and not traj.q[0, 1:].any()
     assert traj.contact_stats.shape == (600, 12)
+    assert traj.contact_count.shape == (600,) and traj.contact_count.sum() == len(traj.contact_point) > 0
+    assert np.array_equal(traj.contact_count, traj.contact_stats[:, 0])  # every detected contact recorded
     summary = json.loads(js.read_text())
     assert summary["steps"] == 600 and summary["max_contacts"] >= 1  # the pendulum reaches the floor
     assert summary["max_penetration_m"] < 1e-3

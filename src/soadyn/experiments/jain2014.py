@@ -65,8 +65,9 @@ def lcp_sizes(n: int, n_u: int = PAPER_CONTACTS, n_f: int = N_F) -> dict:
 
 
 def simulate(n: int, formulation: str = "os", duration: float = DURATION, dt: float = DT, solver: str = "lemke",
-             progress: bool | None = None) -> PendulumRun:
-    """Run the Sec. 8 scene with ``n`` links by ``formulation`` (``"os"`` or ``"nmc_os"``)."""
+             progress: bool | None = None, record_contacts: bool = False) -> PendulumRun:
+    """Run the Sec. 8 scene with ``n`` links by ``formulation`` (``"os"`` or ``"nmc_os"``); with
+    ``record_contacts`` the trajectory carries each step's contact points and forces (for the viewer)."""
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation: expected one of {FORMULATIONS}, got {formulation!r}")
     tree = pendulum(n, scene="jain2014")
@@ -77,7 +78,7 @@ def simulate(n: int, formulation: str = "os", duration: float = DURATION, dt: fl
         q0, qd0 = fa_state(tree, model, q0, qd0)
     sim = Simulator(model, dt, contact=ContactSettings.classic(n_f=N_F, solver=solver))
     sim.rollout(q0, qd0, steps=1, progress=False)  # compile or load the kernel before the timed run
-    traj = sim.rollout(q0, qd0, duration=duration, progress=progress)
+    traj = sim.rollout(q0, qd0, duration=duration, progress=progress, record_contacts=record_contacts)
     traj.stats["formulation"] = formulation
     height, vz = last_link_motion(model, traj, n)
     return PendulumRun(n, formulation, model, traj, height, vz)
@@ -219,10 +220,11 @@ def plot_last_link(path, t, runs: dict, title: str) -> Path:
 
 
 def demo(out_dir="soadyn-out", n: int = 12, duration: float = DURATION, progress: bool | None = None) -> dict:
-    """``soadyn demo``: the 12-link pendulum by the OS formulation; writes the trajectory (``.npz``), the
-    Fig. 6 plot of the last link and a JSON summary into ``out_dir``; returns the summary."""
+    """``soadyn demo``: the 12-link pendulum by the OS formulation; writes the trajectory (``.npz``, with the
+    contacts of every step, which ``soadyn view`` draws), the Fig. 6 plot of the last link and a JSON summary
+    into ``out_dir``; returns the summary."""
     t0 = time.perf_counter()
-    run = simulate(n, "os", duration=duration, progress=progress)
+    run = simulate(n, "os", duration=duration, progress=progress, record_contacts=True)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"pendulum{n}-os"
