@@ -399,6 +399,14 @@ def _api_calls(model, rng):
                     sim.rollout(sq, v(sqd, k), steps=2, progress=False)
                     sim.step(sq, v(sqd, k))
             calls["contact"] = simulate_contact
+            stepd = importlib.import_module("soadyn.step_derivatives")  # a sphere sliding into a plane
+            sphere = sd.models.sliding_sphere(v0=2.0, mu=0.3)
+            s_q, s_qd = sphere.start
+            s_q = s_q.copy()
+            s_q[2] -= 2e-4
+            s_sim = sd.Simulator(sphere.model, dt=1e-3, contact=contact.ContactSettings())
+            calls["step_derivatives"] = lambda k: stepd.step_derivatives(s_sim, s_q if k == "int32" else
+                                                                         v(s_q, k), v(s_qd, k))
     if model.nl:  # closed chains: TA and KKT forward dynamics, constraint state, projection, stage loops
         from soadyn import loops
         from soadyn._kernels import stages

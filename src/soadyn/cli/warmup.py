@@ -17,6 +17,7 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
     """``[(label, zero-argument callable)]`` calling every public function of soadyn once on ``model``
     (those present in this version): what ``soadyn warmup`` runs."""
     import importlib
+    import importlib.util
 
     sd = soadyn
     rng = np.random.default_rng(rng)
@@ -98,6 +99,8 @@ def warmup_calls(model: soadyn.Model, rng=None) -> list:
     if contact is not None and hasattr(contact, "collide"):  # one kernel signature for every model
         calls.append(("collide", lambda: contact.collide(model, d, q)))
         calls.append(("contact Simulator", _warmup_contact))
+        if importlib.util.find_spec("soadyn.step_derivatives") is not None:
+            calls.append(("step_derivatives", _warmup_step_derivatives))
     calls.append(("loops", _warmup_loops))
     calls.append(("embedding", _warmup_embedding))
     return calls
@@ -131,6 +134,20 @@ def _warmup_contact() -> None:
     for friction, solver in (("coulomb", "lemke"), ("coulomb", "pgs"), ("no_slip", "ppm"), ("viscous", "lemke")):
         settings = ContactSettings(friction=friction, solver=solver)
         soadyn.Simulator(model, 1e-3, contact=settings).rollout(q0, qd0, steps=2, progress=False)
+
+
+def _warmup_step_derivatives() -> None:
+    """The kernels the contact step's derivatives call (the pyramid LCP, contact frames, the position
+    update) on a sphere sliding into a plane."""
+    from ..contact import ContactSettings
+    from ..models import sliding_sphere
+    from ..step_derivatives import step_derivatives
+
+    scene = sliding_sphere(v0=2.0, mu=0.3)
+    q, qd = scene.start
+    q = q.copy()
+    q[2] -= 2e-4
+    step_derivatives(soadyn.Simulator(scene.model, 1e-3, contact=ContactSettings()), q, qd)
 
 
 def _warmup_loops() -> None:
