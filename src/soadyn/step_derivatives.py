@@ -451,6 +451,17 @@ def _free_velocity(model, data, q, qd, tau, dt, nx):
     return qf, dqf, Minv
 
 
+def _row_impulses(z, nb, k, nf, lam):
+    """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) of a pyramid LCP solution ``z`` (Jain 2014
+    Eq. 7, as :func:`soadyn._kernels.contact.pyramid_impulses`)."""
+    th = 2.0 * np.pi * np.arange(nf) / nf
+    lam[:nb] = z[:nb]
+    for i in range(k):
+        r0 = nb + i * (nf + 1)
+        beta = z[r0 + 1:r0 + 1 + nf]
+        lam[nb + 3 * i:nb + 3 * i + 3] = z[r0], np.cos(th) @ beta, np.sin(th) @ beta
+
+
 _COLD: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -536,12 +547,12 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     if n > 0:
         _kcon.pyramid_lcp(W, tgt, nb, k, nf, mu, M, qv)
         z = solve_mlcp(M, qv, nb, st.max_pivots, st.tikhonov).z
-        _kcon.pyramid_impulses(z, nb, k, nf, lam)
+        _row_impulses(z, nb, k, nf, lam)
         u_sim = _step_velocity(model, qd_sim, dt)
         if np.abs(qf + Minv @ (Gr.T @ lam) - u_sim).max() > STATE_TOL * (1.0 + np.abs(u_sim).max()):
             # the LCP has several solutions: find the simulator's, from its velocity
             z = _impulses_of(u_sim, qf, Minv, Gr, tgt - Gr @ qf, nb, k, nf, mu)
-            _kcon.pyramid_impulses(z, nb, k, nf, lam)
+            _row_impulses(z, nb, k, nf, lam)
             degenerate.append((-1, "the step's LCP has several solutions; the simulator's is differentiated"))
         modes, edges, sigma, found = _classify(z, M @ z + qv, qv, W @ lam + tgt, nb, k, nf, mu)
         degenerate += found
