@@ -44,6 +44,7 @@ from ._kernels import contact as _kcon
 from ._kernels import contact_motion as _kcm
 from ._kernels.contact_sim import PENETRATION_SLOP, TOUCHING_GAP
 from .contact.differential import step_contacts
+from .contact.pyramid import tangent_basis
 from .derivatives import aba_derivatives, rnea_derivatives
 from .dynamics import as_array, coupled
 from .joints import FREE
@@ -222,8 +223,8 @@ def _solve_system(s: _System, rows: _Rows, Minv, dMinv, u0, du0):
 def _frame(c, pyramid: str, vf, dvf, nx):
     """``(t1, t2, dt1/dx, dt2/dx, defined)``: the contact's friction tangents as the step takes them (turned along
     the predicted slip ``vf``, the relative velocity of the free motion, for the ``"slip"`` pyramid, else
-    :func:`soadyn._kernels.contact.tangent_basis`); ``defined`` is False for a slip frame without a predicted
-    slip, which any perturbation turns."""
+    :func:`soadyn.contact.pyramid.tangent_basis`, the kernels' rule); ``defined`` is False for a slip frame
+    without a predicted slip, which any perturbation turns."""
     n, dn = c.normal, _pad(c.dnormal, nx)
     if pyramid == "slip":
         s = vf - n * (n @ vf)
@@ -233,16 +234,12 @@ def _frame(c, pyramid: str, vf, dvf, nx):
             t1 = s / ns
             dt1 = (ds - np.outer(t1, t1 @ ds)) / ns
             return t1, cross3(n, t1), dt1, cross3(dn, t1) + cross3(n, dt1), True
-    F = np.empty((3, 3))
-    _kcon.tangent_basis(n, F)
-    a = np.abs(n)
-    e = 0 if (a[0] <= a[1] and a[0] <= a[2]) else (1 if a[1] <= a[2] else 2)
-    u = -n[e] * n
-    u[e] += 1.0
-    nu = float(np.linalg.norm(u))
+    t1, t2 = tangent_basis(n)  # t1: the axis e of n's smallest component, made orthogonal to n
+    e = int(np.argmin(np.abs(n)))
+    nu = float(np.linalg.norm(np.eye(3)[e] - n[e] * n))
     du = -(np.outer(n, dn[e]) + n[e] * dn)
-    dt1 = (du - np.outer(F[1], F[1] @ du)) / nu
-    return F[1].copy(), F[2].copy(), dt1, cross3(dn, F[1]) + cross3(n, dt1), pyramid != "slip"
+    dt1 = (du - np.outer(t1, t1 @ du)) / nu
+    return t1, t2, dt1, cross3(dn, t1) + cross3(n, dt1), pyramid != "slip"
 
 
 def _classify(z, w, qv, v, nb, k, nf, mu):
