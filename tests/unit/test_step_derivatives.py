@@ -240,3 +240,143 @@ def test_a_step_with_several_lcp_solutions_differentiates_the_simulators():
     d = step_derivatives(sim, q, qd, tau)  # raises if it does not reproduce the simulator's step
     assert d.modes[0] == "sticking" and d.modes[1:] == ("sliding",) * 3
     assert_close(d.qd_next, sim.step(q, qd, tau)[1], 0.0, "qd+")
+
+
+# ----------------------------------------------------------------------------------------- box on box
+SMALL = np.array([0.05, 0.04, 0.03])
+
+
+def rotvec(v):
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_rotvec(v).as_matrix()
+
+
+def box_state(p, R, v=(0, 0, 0), w=(0, 0, 0)):
+    """A free joint's ``q`` (position, scalar-last quaternion) and body-frame ``qd`` for a world velocity."""
+    from scipy.spatial.transform import Rotation
+
+    return np.r_[p, Rotation.from_matrix(R).as_quat()], np.r_[R.T @ np.asarray(w, float), R.T @ np.asarray(v, float)]
+
+
+def box_on_box(base_free=False, base=(0.3, 0.3, 0.1), small=SMALL, base_R=FLOOR):
+    """A small free box on a base box: fixed in the world, its top face at z = 0 (turned by ``base_R`` about
+    its centre), or free on a floor."""
+    b = sd.ModelBuilder("box_on_box", gravity=(0, 0, -9.81))
+    if base_free:
+        b.add_body("base", "world", J.Free(), inertia=Inertia.box(5.0, tuple(2 * np.array(base))))
+        b.add_geom("base", "base", "box", base, mu=0.5)
+        b.add_geom("floor", "world", "halfspace", mu=0.5)
+    else:
+        b.add_geom("base", "world", "box", base, placement=(base_R, (0, 0, -base[2])), mu=0.5)
+    b.add_body("top", "world", J.Free(), inertia=Inertia.box(1.0, tuple(2 * np.array(small))))
+    b.add_geom("top", "top", "box", small, mu=0.5)
+    return b.finalize()
+
+
+def check_geometry_fd(model, q, h=1e-6):
+    """The contacts' dpoint, dnormal, dgap against central differences of the detected contacts (each
+    matched to the nearest one found at the perturbed configurations)."""
+    from soadyn.contact.differential import step_contacts
+
+    data, st = model.data(), settings()
+    cs = step_contacts(model, data, q, st, KinematicHessian(model, data, q))
+    for col in range(model.nv):
+        e = np.zeros(model.nv)
+        e[col] = h
+        side = []
+        for qq in (sd.integrate(model, q, e), sd.integrate(model, q, -e)):
+            found = step_contacts(model, data, qq, st, KinematicHessian(model, data, qq))
+            assert len(found) == len(cs)
+            side.append([min(found, key=lambda f: np.abs(f.point - c.point).max() + abs(f.A - c.A)) for c in cs])
+        for c, a, b in zip(cs, *side):
+            assert_close(c.dpoint[:, col], (a.point - b.point) / (2 * h), 1e-8, f"dpoint/dq_{col}")
+            assert_close(c.dnormal[:, col], (a.normal - b.normal) / (2 * h), 1e-8, f"dnormal/dq_{col}")
+            assert_close(c.dgap[col], (a.gap - b.gap) / (2 * h), 1e-8, f"dgap/dq_{col}")
+    return cs
+
+
+def test_box_corners_on_a_box_face_match_differences():
+    """A small box turned by 0.15 rad about x on a fixed base: its two lower corners on the base's top face
+    (the face clipping's incident corners), sliding."""
+    m = box_on_box()
+    th = 0.15
+    R = rotvec((th, 0, 0))
+    q, qd = box_state((0, 0, SMALL[1] * np.sin(th) + SMALL[2] * np.cos(th) - 1e-4), R, v=(0.5, 0.1, 0))
+    assert len(check_geometry_fd(m, q)) == 2
+    sim = sd.Simulator(m, dt=1e-3, contact=settings())
+    check_fd(sim, q, qd, np.zeros(6), ("sliding", "sliding"))
+    assert not step_derivatives(sim, q, qd).degenerate
+
+
+def test_box_overhanging_a_box_corner_matches_differences():
+    """The small box, tilted by a few mrad, over the base's corner (0.3, 0.3): the clipped polygon holds an
+    incident corner, two incident edges crossing the base's side planes and the base's corner carried onto
+    the incident face, all penetrating."""
+    m = box_on_box()
+    R = rotvec((0.001, 0, 0)) @ rotvec((0, -0.0015, 0))
+    q, qd = box_state((0.29, 0.285, SMALL[2] - 6e-4), R, v=(0.3, 0.2, 0))
+    cs = check_geometry_fd(m, q)
+    on = sorted(int(np.isclose(c.point[0], 0.3, atol=1e-12)) + int(np.isclose(c.point[1], 0.3, atol=1e-12))
+                for c in cs)
+    assert on == [0, 1, 1, 2] and all(c.gap < 0 for c in cs)  # a corner, two crossings, the base's corner
+    check_fd(sd.Simulator(m, dt=1e-3, contact=settings()), q, qd, np.zeros(6),
+             ("sliding", "separating", "separating", "sliding"))
+
+
+def test_box_resting_flat_on_a_box_takes_the_base_face():
+    """Face on face, the small box held by the larger base face: the separating axis test picks the base's
+    face on either side of the tie, so the normals turn with the base (fixed), not with the small box."""
+    m = box_on_box()
+    q, qd = box_state((0.05, -0.02, SMALL[2] - 5e-4), FLOOR)
+    cs = check_geometry_fd(m, q)
+    assert len(cs) == 4 and all(np.abs(c.dnormal).max() == 0.0 for c in cs)
+    check_fd(sd.Simulator(m, dt=1e-3, contact=settings()), q, qd, np.zeros(6), ("sticking",) * 4)
+
+
+def test_box_on_a_free_box_matches_differences():
+    """The base free on the floor (tilted by 2 mrad, sliding on two corners, turning), the small box tilted on
+    its top face and pushed: the face's normal turns with the base."""
+    m = box_on_box(base_free=True, base=(0.2, 0.2, 0.05))
+    th, Rb = 0.15, rotvec((0, 0.002, 0))
+    pb = np.array([0, 0, 0.05 - 1e-4 + 0.2 * np.sin(0.002)])
+    qb, qdb = box_state(pb, Rb, v=(0.2, 0, 0), w=Rb @ np.array([0, 0, 0.3]))
+    Rt = Rb @ rotvec((th, 0, 0))
+    qt, qdt = box_state(pb + Rb @ np.array([0.01, 0.02, 0.05 + SMALL[1] * np.sin(th) + SMALL[2] * np.cos(th) - 1e-4]),
+                        Rt, v=(0.5, 0.1, 0))
+    q = np.r_[qb, qt]
+    cs = check_geometry_fd(m, q)
+    assert any(np.abs(c.dnormal).max() > 0.1 for c in cs if c.B == 0)  # the top box's contacts on the base
+    tau = np.r_[np.zeros(6), 0.1, 0, 0.2, 1, 0.5, 0]
+    check_fd(sd.Simulator(m, dt=1e-3, contact=settings()), q, np.r_[qdb, qdt], tau,
+             ("sliding", "sliding", "separating", "separating", "sliding", "sliding"))
+
+
+def test_crossed_box_edges_match_differences():
+    """A box edge across a box edge (the base turned by 45 degrees about x, the small box about y): the
+    edge-edge axis, one contact, sliding and sticking."""
+    from soadyn.contact.geometry import collide
+
+    m = box_on_box(base=(0.3, 0.1, 0.1), small=(0.05, 0.2, 0.05), base_R=rotvec((np.pi / 4, 0, 0)))
+    R = rotvec((0, np.pi / 4 + 0.1, 0)) @ rotvec((0, 0, 0.2))
+    q, _ = box_state((0.01, 0.02, 0.1 * (np.sqrt(2) - 1) + 0.05 * np.sqrt(2)), R)
+    c = collide(m, m.data(), q)
+    q[2] -= (c.gap[0] + 2e-4) / c.normal[0, 2]  # 0.2 mm deep
+    cs = check_geometry_fd(m, q)
+    assert len(cs) == 1 and abs(cs[0].normal @ R[:, 1]) < 1e-12 and abs(cs[0].normal[0]) < 1e-12  # _|_ both edges
+    sim = sd.Simulator(m, dt=1e-3, contact=settings())
+    check_fd(sim, q, box_state(q[:3], R, v=(0.2, 0.3, 0), w=(0.3, 0, 0))[1], np.zeros(6), ("sliding",))
+    check_fd(sim, q, np.zeros(6), np.zeros(6), ("sticking",))
+
+
+def test_box_corner_over_a_box_edge_is_refused():
+    """A corner closest to an edge (separated within the margin): no local model; the error names the contact
+    and the pair."""
+    m = box_on_box()
+    d = np.array([1.0, 0.0, 1.0]) / np.sqrt(2)  # from the base's edge (x = 0.3, z = 0) toward the corner
+    u = -SMALL / np.linalg.norm(SMALL)
+    axis = np.cross(u, -d)
+    R = rotvec(axis / np.linalg.norm(axis) * np.arccos(u @ -d))  # the corner -SMALL points at the edge
+    q, _ = box_state(np.array([0.3, 0.0, 0.0]) + 0.001 * d + R @ SMALL, R)
+    with pytest.raises(ValueError, match="contact 0 \\(box-box, geoms 'top' and 'base'\\): no box-box local model"):
+        step_derivatives(sd.Simulator(m, dt=1e-3, contact=settings()), q, np.zeros(6))

@@ -2,7 +2,7 @@
 (:mod:`soadyn.step_derivatives`).
 
 Collision detection runs as the simulator's step runs it (the geoms' margins widened by the settings'),
-then each contact is rebuilt from one of two exact local models and checked against what the detection
+then each contact is rebuilt from one of these exact local models and checked against what the detection
 reported (point, normal, gap to :data:`GEOMETRY_TOL`):
 
 - **point on a face**: a point ``x`` fixed in one body (a sphere or capsule-end centre with its radius
@@ -10,12 +10,31 @@ reported (point, normal, gap to :data:`GEOMETRY_TOL`):
   other body (a plane or halfspace geom, or the face of a box that a sphere touches): the normal ``n``
   turns with the plane's body (it is constant for a world plane), ``gap = n . (x - o) - r``;
 - **two balls**: the centres ``x_a``, ``x_b`` fixed in their bodies (two spheres, or a sphere against a
-  box corner, ``r_b = 0``): ``n = (x_a - x_b) / |x_a - x_b|``, ``gap = |x_a - x_b| - r_a - r_b``.
+  box corner, ``r_b = 0``): ``n = (x_a - x_b) / |x_a - x_b|``, ``gap = |x_a - x_b| - r_a - r_b``;
+- **box face** (box-box, :func:`soadyn._kernels.boxes.box_box`): a reference face of one box (outward normal
+  ``m``, centre ``o``, both fixed in that box) and a point ``P`` where three planes meet, each fixed in one of
+  the boxes. The face clipping (the incident face clipped to the reference rectangle, Sutherland-Hodgman)
+  gives three kinds of point: a corner of the incident face (its three face planes), a corner of the
+  reference face carried along ``m`` onto the incident face's plane (that plane and two side planes of the
+  reference box), an edge of the incident face crossing a side plane of the reference box (the incident
+  face's plane, the side plane of the incident box through that edge, the reference side plane); a corner
+  of one box closest to a face of the other (separated boxes within the margin) is the first kind.
+  ``N P = d`` (the planes' normals and offsets), ``gap = m . (P - o)``, the normal ``+-m`` (from the
+  second geom to the first), the contact point ``P - gap m / 2``;
+- **two edges** (box-box, an edge-edge axis): lines ``e + s d_a``, ``f + t d_b`` fixed in the two boxes,
+  ``n = +-(d_a x d_b) / |d_a x d_b|`` (oriented from the second box to the first), ``gap = n . (e - f)``,
+  the contact point the midpoint of the lines' closest points.
 
-The contact point is the midpoint of the two witness points. Other pairs (a sphere against a box edge,
-capsule-capsule, box-box, pairs found by GJK/EPA) raise ``ValueError``: their witness points slide along
-edges or come from an iterative search. The derivatives are those of these formulas, so they hold while
-each contact keeps its feature (the same corner, face or edge region).
+The contact point is the midpoint of the two witness points. A box-box pair is rebuilt as a whole: every
+contact of the pair from the same reference (a face of either box, or the edge pair) whose models all
+reproduce it. Where two references do, the faces being parallel, the one whose face holds all the
+contacts as corners of the other box is taken (the box whose face holds the other's face: the separating
+axis test picks it on either side of the tie, so the derivatives are two-sided), else the detection's
+order (faces of the first box, of the second, edge pairs). Other pairs (a sphere against a box edge,
+capsule-capsule, a box corner against a box edge or corner, boxes repeating their shared corners with
+``corner_normals``, pairs found by GJK/EPA) raise ``ValueError``: their witness points slide along edges or
+come from an iterative search. The derivatives are those of these formulas, so they hold while each
+contact keeps its feature (the same corner, face or edge region).
 """
 
 from __future__ import annotations
@@ -25,8 +44,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import collision as _kc
+from .._kernels.boxes import PARALLEL_TOL
 from ..dynamics import copy_in
-from ..kinematic_hessian import KinematicHessian
+from ..kinematic_hessian import KinematicHessian, cross3
 from ..model import Model
 from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_HALFSPACE, GEOM_KINDS, GEOM_PLANE, GEOM_SPHERE
 from .settings import ContactSettings
@@ -152,8 +172,8 @@ def _contact(model, data, kh: KinematicHessian, i: int) -> ContactGeometry:
     balls = _balls(model, data, ga, gb)
     if balls is None:
         raise ValueError(f"contact {i} ({pair}): step derivatives cover a point against a face (spheres, capsules, "
-                         "boxes, meshes against planes and halfspaces; a sphere against a box face) and two balls "
-                         "(spheres, a sphere against a box corner); this contact is neither")
+                         "boxes, meshes against planes and halfspaces; a sphere against a box face), two balls "
+                         "(spheres, a sphere against a box corner) and box-box pairs; this contact is none of them")
     xa, ra, xb, rb = balls
     d = xa - xb
     L = float(np.linalg.norm(d))
@@ -168,8 +188,162 @@ def _contact(model, data, kh: KinematicHessian, i: int) -> ContactGeometry:
     return ContactGeometry(A, B, point, normal, gap, float(data.con_mu[i]), float(data.con_eps[i]), dp, dn, n @ dd)
 
 
+def _plane_point(planes):
+    """The point where three planes ``(body, normal a, point o)`` meet (``a_i . P = a_i . o_i``), or None where
+    they do not meet in one point."""
+    N = np.array([a for _, a, _ in planes])
+    if abs(np.linalg.det(N)) <= PARALLEL_TOL:
+        return None
+    return np.linalg.solve(N, np.array([a @ o for _, a, o in planes]))
+
+
+def _face_candidates(R, pr, hr, k, m, Ri, pi, hi, body_r, body_i):
+    """The points the face clipping of :func:`soadyn._kernels.boxes.box_box` can report for the reference
+    face ``k`` (outward normal ``m``) of the box ``(R, pr, hr)`` against the incident box ``(Ri, pi, hi)``:
+    ``(kind, planes)`` for each incident-face corner, reference-face corner and incident edge crossing a
+    reference side plane; the planes ``(body, a, o)`` meet at the point."""
+    j = int(np.argmax(np.abs(Ri.T @ m)))  # the incident face: the one most anti-parallel to m
+    f = (-1.0 if Ri[:, j] @ m > 0.0 else 1.0) * Ri[:, j]
+    c = pi + hi[j] * f
+    j1, j2, u, v = (j + 1) % 3, (j + 2) % 3, (k + 1) % 3, (k + 2) % 3
+    o = pr + hr[k] * m
+    out = []
+    for s1 in (1.0, -1.0):
+        for s2 in (1.0, -1.0):
+            x = c + s1 * hi[j1] * Ri[:, j1] + s2 * hi[j2] * Ri[:, j2]
+            out.append(("corner", ((body_i, f, x), (body_i, Ri[:, j1], x), (body_i, Ri[:, j2], x))))
+    for s1 in (1.0, -1.0):
+        for s2 in (1.0, -1.0):
+            x = o + s1 * hr[u] * R[:, u] + s2 * hr[v] * R[:, v]
+            out.append(("reference corner", ((body_i, f, c), (body_r, R[:, u], x), (body_r, R[:, v], x))))
+    for side in (j1, j2):  # the incident face's edges at +-hi[side] along Ri[:, side]
+        for s1 in (1.0, -1.0):
+            e = c + s1 * hi[side] * Ri[:, side]
+            for w in (u, v):
+                for s2 in (1.0, -1.0):
+                    out.append(("edge crossing", ((body_i, f, e), (body_i, Ri[:, side], e),
+                                                  (body_r, R[:, w], pr + s2 * hr[w] * R[:, w]))))
+    return o, out
+
+
+def _face_model(kh, body_r, m, o, s, planes, P):
+    """``(point, normal, gap, dpoint, dnormal, dgap)`` of the box face model: ``gap = m . (P - o)``."""
+    N = np.array([a for _, a, _ in planes])
+    rhs = np.array([(oi - P) @ kh.direction_rate(b, a) + a @ kh.point_jacobian(b, oi) for b, a, oi in planes])
+    dP = np.linalg.solve(N, rhs)
+    g = float(m @ (P - o))
+    dm = kh.direction_rate(body_r, m)
+    dg = (P - o) @ dm + m @ (dP - kh.point_jacobian(body_r, o))
+    return P - 0.5 * g * m, s * m, g, dP - 0.5 * (np.outer(m, dg) + g * dm), s * dm, dg
+
+
+def _edges(boxes, i, j, normal):
+    """The edge pair of the edge-edge axis ``(i, j)`` as the detection takes it for the contact normal
+    ``normal`` (from box b to box a): ``(e, d_a, f, d_b, n)``, or None for parallel edges."""
+    (_, Ra, pa, ha), (_, Rb, pb, hb) = boxes
+    c = cross3(Ra[:, i], Rb[:, j])
+    L = float(np.linalg.norm(c))
+    if L < PARALLEL_TOL:
+        return None
+    n = c / L if c @ normal >= 0.0 else -c / L
+    e, f = pa.copy(), pb.copy()
+    for k in range(3):  # the supporting edges: of a toward b (-n), of b toward a (+n)
+        if k != i:
+            e += (-ha[k] if Ra[:, k] @ n > 0.0 else ha[k]) * Ra[:, k]
+        if k != j:
+            f += (hb[k] if Rb[:, k] @ n > 0.0 else -hb[k]) * Rb[:, k]
+    return e, Ra[:, i], f, Rb[:, j], n
+
+
+def _edge_model(kh, A, B, e, da, f, db, n, want_rates):
+    """``(point, normal, gap, dpoint, dnormal, dgap)`` of the two-edge model (rates None unless
+    ``want_rates``): the lines' closest points ``e + s d_a``, ``f + t d_b``, ``gap = n . (e - f)``."""
+    w, b = e - f, float(da @ db)
+    K = np.array([[1.0, -b], [b, -1.0]])
+    s, t = np.linalg.solve(K, [-(da @ w), -(db @ w)])
+    x, y = e + s * da, f + t * db
+    p, g = 0.5 * (x + y), float(n @ w)
+    if not want_rates:
+        return p, n, g, None, None, None
+    dda, ddb = kh.direction_rate(A, da), kh.direction_rate(B, db)
+    de, df = kh.point_jacobian(A, e), kh.point_jacobian(B, f)
+    dc = cross3(dda, db[:, None]) + cross3(da[:, None], ddb)
+    L = float(np.linalg.norm(cross3(da, db)))
+    dn = (dc - np.outer(n, n @ dc)) * (float(n @ cross3(da, db)) / L) / L
+    dw = de - df
+    dbb = db @ dda + da @ ddb
+    ds, dt = np.linalg.solve(K, np.vstack([-(w @ dda + da @ dw) + dbb * t, -(w @ ddb + db @ dw) - dbb * s]))
+    dx, dy = de + np.outer(da, ds) + s * dda, df + np.outer(db, dt) + t * ddb
+    return p, n, g, 0.5 * (dx + dy), dn, w @ dn + n @ dw
+
+
+def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
+    """The contacts ``idx`` of one box-box pair, rebuilt from one reference (module docstring)."""
+    ga, gb = int(data.con_geom[idx[0], 0]), int(data.con_geom[idx[0], 1])
+    name = f"box-box, geoms {model.geom_name[ga]!r} and {model.geom_name[gb]!r}"
+    if model.geom_corners[ga] and model.geom_corners[gb]:
+        raise ValueError(f"contact {idx[0]} ({name}): boxes with corner_normals repeat their shared corners with "
+                         "other normals; these duplicates are not differentiated")
+    boxes = [(int(model.geom_body[g]), data.gR[g], data.gp[g], model.geom_size[g]) for g in (ga, gb)]
+    det = [(data.con_point[i].copy(), data.con_normal[i].copy(), float(data.con_gap[i])) for i in idx]
+    normal = det[0][1]
+    refs = []  # (reference, each contact's matching model or None), in the detection's order
+    for r in (0, 1):
+        (br, R, pr, hr), (bi, Ri, pi, hi) = boxes[r], boxes[1 - r]
+        s = -1.0 if r == 0 else 1.0  # the outward normal m of a reference face on a is -n, on b +n
+        for k in range(3):
+            for sg in (1.0, -1.0):
+                m = sg * R[:, k]
+                if np.abs(s * m - normal).max() > GEOMETRY_TOL:
+                    continue
+                o, cands = _face_candidates(R, pr, hr, k, m, Ri, pi, hi, br, bi)
+                points = [(kind, planes, _plane_point(planes)) for kind, planes in cands]
+                found = []
+                for p_d, n_d, g_d in det:
+                    hit = [(kind, planes, P) for kind, planes, P in points if P is not None
+                           and not _mismatch(P - 0.5 * (m @ (P - o)) * m, s * m, m @ (P - o), p_d, n_d, g_d)]
+                    found.append(hit[0] if hit else None)
+                refs.append((("face", br, m, o, s), found))
+    if len(idx) == 1:
+        for i in range(3):
+            for j in range(3):
+                edges = _edges(boxes, i, j, normal)
+                if edges is not None and not _mismatch(*_edge_model(kh, boxes[0][0], boxes[1][0], *edges, False)[:3],
+                                                       *det[0]):
+                    refs.append((("edge", edges), [True]))
+    whole = [(ref, found) for ref, found in refs if all(f is not None for f in found)]
+    if not whole:
+        hit = [any(found[c] is not None for _, found in refs) for c in range(len(idx))]
+        c = hit.index(False) if False in hit else 0
+        raise ValueError(f"contact {idx[c]} ({name}): no box-box local model (a corner on a face, a face corner "
+                         "carried onto a face, an edge crossing a side plane, two edges) reproduces the detected "
+                         "contact" + ("" if False in hit else " from one reference for the whole pair"))
+    cornered = [w for w in whole if w[0][0] == "face" and all(f[0] == "corner" for f in w[1])]
+    ref, found = (cornered or whole)[0]
+    out = []
+    for c, i in enumerate(idx):
+        if ref[0] == "face":
+            _, br, m, o, s = ref
+            geo = _face_model(kh, br, m, o, s, found[c][1], found[c][2])
+        else:
+            geo = _edge_model(kh, boxes[0][0], boxes[1][0], *ref[1], True)
+        out.append(ContactGeometry(boxes[0][0], boxes[1][0], *det[c], float(data.con_mu[i]), float(data.con_eps[i]),
+                                   *geo[3:]))
+    return out
+
+
 def step_contacts(model: Model, data, q, settings: ContactSettings, kh: KinematicHessian) -> list:
     """The contacts the simulator's step finds at ``q`` (its margins), each with its derivatives
     (:class:`ContactGeometry`); ``kh``: the kinematic Hessian at ``q``."""
     k = _detect(model, data, q, settings)
-    return [_contact(model, data, kh, i) for i in range(k)]
+    out, i = [], 0
+    while i < k:  # the contacts of one pair are consecutive
+        j = i + 1
+        while j < k and np.array_equal(data.con_geom[j], data.con_geom[i]):
+            j += 1
+        if model.geom_type[data.con_geom[i, 0]] == GEOM_BOX and model.geom_type[data.con_geom[i, 1]] == GEOM_BOX:
+            out += _box_pair(model, data, kh, list(range(i, j)))
+        else:
+            out += [_contact(model, data, kh, c) for c in range(i, j)]
+        i = j
+    return out
