@@ -11,7 +11,7 @@ from tests.support import assert_close
 
 
 def test_push_lowers_the_cost_and_replays(tmp_path):
-    s = box_push.run(tmp_path, duration=0.4, dt=0.01, iterations=3)
+    s = box_push.run(tmp_path, duration=0.4, dt=0.01, iterations=6)
     assert (tmp_path / "trajopt-box-push.png").stat().st_size > 0
     saved = json.loads((tmp_path / "trajopt-box-push.json").read_text())
     costs = saved["costs"]

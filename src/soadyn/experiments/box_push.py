@@ -28,6 +28,7 @@ from ..dynamics import difference, frame_jacobian
 from ..sim import Simulator
 from ..spatial import Inertia, Transform
 from ..step_derivatives import step_derivatives
+from .ilqr import ilqr as optimize
 
 __all__ = ["LINK", "BOX_HALF", "box_push_model", "start_state", "push_guess", "final_residual", "ContactILQR",
            "contact_ilqr", "push", "run"]
@@ -135,78 +136,33 @@ class ContactILQR:
 
 
 def contact_ilqr(sim, q0, qd0, U0, goal, weights, R, iterations: int = 30, tol: float = 1e-4) -> ContactILQR:
-    """Minimize ``sum_t 1/2 u^T R u + 1/2 |weights * r(x_T)|^2`` (:func:`final_residual`) over the arm torques
-    from ``(q0, qd0)`` and the guess ``U0`` (T, 2), by iLQR in the state's tangent space."""
+    """Minimize ``sum_t 1/2 u^T R u + 1/2 |weights * r(x_T)|^2`` (:func:`final_residual`, Gauss-Newton) over the
+    arm torques from ``(q0, qd0)`` and the guess ``U0`` (T, 2), by :func:`soadyn.experiments.ilqr.ilqr` in the
+    state's tangent space (states ``(q, qd)``)."""
     model = sim.model
     nv, nu = model.nv, 2
     W2 = np.asarray(weights, float) ** 2
-    R = np.asarray(R, float)
-    T = U0.shape[0]
+    degenerate = [0]
 
     def full(u):
         tau = np.zeros(nv)
         tau[:nu] = u
         return tau
 
-    def rollout(Q, QD, U, X=None, k=None, K=None, alpha=1.0):
-        Qn, QDn, Un = np.empty_like(Q), np.empty_like(QD), U.copy()
-        Qn[0], QDn[0] = q0, qd0
-        for t in range(T):
-            if k is not None:
-                dx = np.concatenate([difference(model, Q[t], Qn[t]), QDn[t] - QD[t]])
-                Un[t] = U[t] + alpha * k[t] + K[t] @ dx
-            Qn[t + 1], QDn[t + 1] = sim.step(Qn[t], QDn[t], full(Un[t]))
-        return Qn, QDn, Un
+    def linearize(X, U):
+        lin = [step_derivatives(sim, q, qd, full(u)) for (q, qd), u in zip(X, U)]
+        degenerate[0] = sum(d.is_degenerate for d in lin)
+        return [(d.A, d.B[:, :nu]) for d in lin]
 
-    def cost(Q, QD, U):
-        r, _ = final_residual(model, Q[-1], QD[-1], goal)
-        with np.errstate(over="ignore", invalid="ignore"):  # a diverging trial is refused by its cost
-            J = 0.5 * float(np.einsum("ti,ij,tj->", U, R, U)) + 0.5 * float(W2 @ (r * r))
-        return J if np.isfinite(J) else np.inf
+    def final(x):
+        r, Jr = final_residual(model, x[0], x[1], goal)
+        return 0.5 * float(W2 @ (r * r)), Jr.T @ (W2 * r), Jr.T @ (W2[:, None] * Jr)
 
-    Q, QD = np.empty((T + 1, model.nq)), np.empty((T + 1, nv))
-    Q, QD, U = rollout(Q, QD, np.array(U0, float))
-    J = cost(Q, QD, U)
-    out = ContactILQR(Q, QD, U, [J])
-    mu = 1e-6
-    for _ in range(iterations):
-        lin = [step_derivatives(sim, Q[t], QD[t], full(U[t])) for t in range(T)]
-        out.degenerate_steps = sum(d.is_degenerate for d in lin)
-        r, Jr = final_residual(model, Q[-1], QD[-1], goal)
-        Vx, Vxx = Jr.T @ (W2 * r), Jr.T @ (W2[:, None] * Jr)
-        k, K = np.zeros((T, nu)), np.zeros((T, nu, 2 * nv))
-        for t in range(T - 1, -1, -1):
-            A, B = lin[t].A, lin[t].B[:, :nu]
-            Qx, Qu = A.T @ Vx, R @ U[t] + B.T @ Vx
-            Qxx, Quu, Qux = A.T @ Vxx @ A, R + B.T @ Vxx @ B, B.T @ Vxx @ A
-            reg = Quu + mu * np.eye(nu)
-            k[t], K[t] = -np.linalg.solve(reg, Qu), -np.linalg.solve(reg, Qux)
-            Vx = Qx + K[t].T @ Quu @ k[t] + K[t].T @ Qu + Qux.T @ k[t]
-            Vxx = Qxx + K[t].T @ Quu @ K[t] + K[t].T @ Qux + Qux.T @ K[t]
-            Vxx = 0.5 * (Vxx + Vxx.T)
-        for alpha in (1.0, 0.5, 0.25, 0.1, 0.03, 0.01):
-            try:
-                Qn, QDn, Un = rollout(Q, QD, U, None, k, K, alpha)
-            except ValueError:  # a trial the simulator refuses (an LCP, a penetration check)
-                continue
-            Jn = cost(Qn, QDn, Un)
-            if Jn < J:
-                break
-        else:
-            mu *= 10.0
-            out.costs.append(J)
-            if mu > 1e6:
-                break
-            continue
-        mu = max(1e-8, mu / 10.0)
-        improvement = J - Jn
-        Q, QD, U, J = Qn, QDn, Un, Jn
-        out.Q, out.QD, out.U = Q, QD, U
-        out.costs.append(J)
-        if improvement < tol * max(1.0, J):
-            out.converged = True
-            break
-    return out
+    trace = optimize((q0, qd0), U0, lambda x, u: sim.step(x[0], x[1], full(u)),
+                     lambda xr, x: np.concatenate([difference(model, xr[0], x[0]), x[1] - xr[1]]), linearize, final,
+                     R, iterations, tol)
+    return ContactILQR(np.array([x[0] for x in trace.X]), np.array([x[1] for x in trace.X]), trace.U, trace.costs,
+                       trace.converged, degenerate[0])
 
 
 def push(duration: float = 1.0, dt: float = 0.01, iterations: int = 25, goal=(0.6, 0.03, 0.0)):

@@ -19,6 +19,7 @@ import numpy as np
 from .. import derivatives as D
 from ..dynamics import aba
 from ..model import Model
+from .ilqr import ilqr as optimize
 
 __all__ = ["step", "step_jacobian", "ILQRResult", "ilqr", "double_pendulum", "swing_up"]
 
@@ -60,67 +61,21 @@ class ILQRResult:
 
 def ilqr(model: Model, x0, U0, dt: float, x_goal, Q_final, R, iterations: int = 100, tol: float = 1e-6) -> ILQRResult:
     """Minimize ``sum_t 1/2 u_t^T R u_t + 1/2 (x_T - x_goal)^T Q_final (x_T - x_goal)`` over the controls,
-    from ``x0`` with the initial guess ``U0`` (T, nv). Backward pass with Levenberg-Marquardt
-    regularization of ``Q_uu``, forward pass with a backtracking line search on the feedforward term."""
+    from ``x0`` with the initial guess ``U0`` (T, nv), by :func:`soadyn.experiments.ilqr.ilqr` (backward pass
+    with Levenberg-Marquardt regularization of ``Q_uu``, forward pass with a backtracking line search on the
+    feedforward term)."""
     _vector_space(model)
     data = model.data()
-    x0, U = np.asarray(x0, float), np.array(U0, float)
-    x_goal, Q_final, R = np.asarray(x_goal, float), np.asarray(Q_final, float), np.asarray(R, float)
-    T = U.shape[0]
+    x_goal, Q_final = np.asarray(x_goal, float), np.asarray(Q_final, float)
 
-    def cost(X, U):
-        e = X[-1] - x_goal
-        return 0.5 * float(np.einsum("ti,ij,tj->", U, R, U)) + 0.5 * float(e @ Q_final @ e)
+    def final(x):
+        e = x - x_goal
+        return 0.5 * float(e @ Q_final @ e), Q_final @ e, Q_final.copy()
 
-    def rollout(U):
-        X = np.empty((T + 1, x0.size))
-        X[0] = x0
-        for t in range(T):
-            X[t + 1] = step(model, data, X[t], U[t], dt)
-        return X
-
-    X = rollout(U)
-    J = cost(X, U)
-    out = ILQRResult(X, U, [J])
-    mu = 1e-6
-    for _ in range(iterations):
-        AB = [step_jacobian(model, data, X[t], U[t], dt)[1:] for t in range(T)]
-        Vx, Vxx = Q_final @ (X[-1] - x_goal), Q_final.copy()
-        k, K = np.zeros_like(U), np.zeros((T, U.shape[1], x0.size))
-        for t in range(T - 1, -1, -1):
-            A, B = AB[t]
-            Qx, Qu = A.T @ Vx, R @ U[t] + B.T @ Vx
-            Qxx, Quu, Qux = A.T @ Vxx @ A, R + B.T @ Vxx @ B, B.T @ Vxx @ A
-            Quu_reg = Quu + mu * np.eye(Quu.shape[0])
-            k[t] = -np.linalg.solve(Quu_reg, Qu)
-            K[t] = -np.linalg.solve(Quu_reg, Qux)
-            Vx = Qx + K[t].T @ Quu @ k[t] + K[t].T @ Qu + Qux.T @ k[t]
-            Vxx = Qxx + K[t].T @ Quu @ K[t] + K[t].T @ Qux + Qux.T @ K[t]
-            Vxx = 0.5 * (Vxx + Vxx.T)
-        for alpha in (1.0, 0.5, 0.25, 0.1, 0.03, 0.01):
-            Xn, Un = np.empty_like(X), np.empty_like(U)
-            Xn[0] = x0
-            for t in range(T):
-                Un[t] = U[t] + alpha * k[t] + K[t] @ (Xn[t] - X[t])
-                Xn[t + 1] = step(model, data, Xn[t], Un[t], dt)
-            Jn = cost(Xn, Un)
-            if Jn < J:
-                break
-        else:
-            mu *= 10.0
-            out.costs.append(J)
-            if mu > 1e6:
-                break
-            continue
-        mu = max(1e-8, mu / 10.0)
-        improvement = J - Jn
-        X, U, J = Xn, Un, Jn
-        out.X, out.U = X, U
-        out.costs.append(J)
-        if improvement < tol * max(1.0, J):
-            out.converged = True
-            break
-    return out
+    trace = optimize(np.asarray(x0, float), U0, lambda x, u: step(model, data, x, u, dt), lambda xr, x: x - xr,
+                     lambda X, U: [step_jacobian(model, data, x, u, dt)[1:] for x, u in zip(X, U)], final, R,
+                     iterations, tol)
+    return ILQRResult(np.array(trace.X), trace.U, trace.costs, trace.converged)
 
 
 def double_pendulum() -> Model:
