@@ -20,8 +20,7 @@ import numpy as np
 from ._kernels import derivatives as _kd
 from ._kernels import frame_derivatives as _kfd
 from .data import Data
-from .dynamics import (REFERENCES, batch_inputs, batch_status, check_status, copy_in, copy_state, coupled, external_forces,
-                       finite_result)
+from .dynamics import REFERENCES, batch_inputs, batch_status, check_status, coupled, external_forces, kernel_array
 from .model import Model
 
 __all__ = ["RNEADerivatives", "ABADerivatives", "FrameAccelerationDerivatives", "rnea_derivatives",
@@ -59,27 +58,15 @@ class FrameAccelerationDerivatives(NamedTuple):
     da_dqdd: np.ndarray  # (6, nv) = dv/dqd = the frame Jacobian (local)
 
 
-def _tree(model: Model) -> tuple:
-    """The model arrays of the tree kernels, in their argument order."""
-    return (model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_nv, model.jnt_axis,
-            model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r, model.body_I, model.dof_S)
-
-
-def _plain(model, what: str) -> None:
-    if coupled(model):
-        raise ValueError(f"{what}: models with coupled coordinates are not supported; differentiate their tree "
-                         "model and apply the coupling's chain rule")
+def _checked(model, data, what: str) -> None:
+    """``ValueError`` unless ``model`` is a plain tree Model and ``data`` one of its Data."""
     if not isinstance(model, Model):
+        if coupled(model):
+            raise ValueError(f"{what}: models with coupled coordinates are not supported; differentiate their tree "
+                             "model and apply the coupling's chain rule")
         raise ValueError(f"model: expected a soadyn Model, got {type(model).__name__}")
-
-
-def _state(model: Model, data: Data, q, qd, x, xbuf, xname: str, f_ext):
-    if getattr(data, "model", None) is not model:
+    if data is not None and getattr(data, "model", None) is not model:
         raise ValueError("data: not a Data of this model (create it with model.data())")
-    copy_in(q, data.q, "q")
-    copy_in(qd, data.qd, "qd")
-    copy_in(x, xbuf, xname)
-    return external_forces(model, data, f_ext)
 
 
 def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADerivatives:
@@ -87,33 +74,33 @@ def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADe
     ``qdd`` (``M``), in one set of O(N) passes in world coordinates (Carpentier & Mansard 2018, Alg. 1;
     Pinocchio's ``computeRNEADerivatives``). ``f_ext`` as for :func:`soadyn.rnea` (body-frame forces,
     which move with their bodies)."""
-    _plain(model, "rnea_derivatives")
-    fext = _state(model, data, q, qd, qdd, data.qdd_in, "qdd", f_ext)
-    st = _kd.rnea_derivatives(*_tree(model), model.dof_armature, model.body_subtree_end,
-                              data.q, data.qd, data.qdd_in, fext,
-                              model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
-                              data.deriv_bw, data.deriv_dw, data.deriv_B,
-                              data.tau, data.dtau_dq, data.dtau_dqd, data.M)
-    check_status(st, model, data.q, ("q", "qd", "qdd", "f_ext"))
-    return RNEADerivatives(finite_result(data.tau, "rnea_derivatives"), data.dtau_dq, data.dtau_dqd, data.M)
+    _checked(model, data, "rnea_derivatives")
+    nv = (model.nv,)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, nv, "qd")
+    qdd = kernel_array(qdd, nv, "qdd")
+    fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
+    st = _kd.rnea_derivatives(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    if st:
+        check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea_derivatives"))
+    return RNEADerivatives(data.tau, data.dtau_dq, data.dtau_dqd, data.M)
 
 
 def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADerivatives:
     """Forward dynamics and its partial derivatives: ``dqdd/dtau = M^-1`` (the O(n^2) recursion of
-    :func:`soadyn.minv`), ``dqdd/dq = -M^-1 dtau/dq`` and ``dqdd/dqd = -M^-1 dtau/dqd`` with the RNEA
-    derivatives at ``qdd = aba(q, qd, tau)`` (Carpentier & Mansard 2018, Sec. IV-B; Pinocchio's
-    ``computeABADerivatives``)."""
-    _plain(model, "aba_derivatives")
-    fext = _state(model, data, q, qd, tau, data.tau_in, "tau", f_ext)
-    st = _kd.aba_derivatives(*_tree(model), model.dof_armature, model.body_subtree_end,
-                             data.q, data.qd, data.tau_in, fext,
-                             model.gravity_accel, data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.oI,
-                             data.deriv_bw, data.deriv_dw, data.deriv_B,
-                             data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv, data.u, data.a,
-                             data.oIA, data.oU, data.Fm, data.Am, data.tau, data.dtau_dq, data.dtau_dqd, data.M,
-                             data.qdd, data.dqdd_dq, data.dqdd_dqd, data.Minv)
-    check_status(st, model, data.q, ("q", "qd", "tau", "f_ext"))
-    return ABADerivatives(finite_result(data.qdd, "aba_derivatives"), data.dqdd_dq, data.dqdd_dqd, data.Minv)
+    :func:`soadyn.minv`), ``qdd = M^-1 (tau - b(q, qd))``, ``dqdd/dq = -M^-1 dtau/dq`` and ``dqdd/dqd =
+    -M^-1 dtau/dqd`` with the RNEA derivatives at ``(q, qd, qdd)`` (Carpentier & Mansard 2018, Sec. IV-B;
+    Pinocchio's ``computeABADerivatives``)."""
+    _checked(model, data, "aba_derivatives")
+    nv = (model.nv,)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, nv, "qd")
+    tau = kernel_array(tau, nv, "tau")
+    fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
+    st = _kd.aba_derivatives(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    if st:
+        check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba_derivatives"))
+    return ABADerivatives(data.qdd, data.dqdd_dq, data.dqdd_dqd, data.Minv)
 
 
 def frame_jacobian_time_variation(model: Model, data: Data, q, qd, frame, reference: str = "local"):
@@ -121,34 +108,35 @@ def frame_jacobian_time_variation(model: Model, data: Data, q, qd, frame, refere
     derivative ``d/dt J(q(t))`` along ``qd`` (Pinocchio's ``getFrameJacobianTimeVariation`` with ``LOCAL`` or
     ``LOCAL_WORLD_ALIGNED``): ``dJ qd`` is :func:`soadyn.frame_bias_acceleration`. Returns ``(data.J,
     data.dJ)``, each (6, nv)."""
-    _plain(model, "frame_jacobian_time_variation")
+    _checked(model, data, "frame_jacobian_time_variation")
     if reference not in REFERENCES:
         raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
     f = model.frame_id(frame)
-    copy_state(model, data, q, qd)
-    st = _kfd.frame_jacobian_time_variation(
-        *_tree(model), data.q, data.qd, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-        reference == "local", data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.deriv_bw,
-        data.deriv_dw, data.frame_R, data.frame_p, data.J, data.dJ)
-    check_status(st, model, data.q)
-    return data.J, finite_result(data.dJ, "frame_jacobian_time_variation")
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, (model.nv,), "qd")
+    st = _kfd.frame_jacobian_time_variation(model.model_int, model.model_float, data.data_float, q, qd, f,
+                                            reference == "local")
+    if st:
+        check_status(st, model, q, ("q", "qd", "input", "f_ext", "frame_jacobian_time_variation"))
+    return data.J, data.dJ
 
 
 def frame_acceleration_derivatives(model: Model, data: Data, q, qd, qdd, frame) -> FrameAccelerationDerivatives:
     """Partial derivatives of the spatial velocity and acceleration of ``frame`` (frame coordinates, at
     its origin, without gravity) with respect to ``q`` (tangent space), ``qd`` and ``qdd`` (Carpentier &
     Mansard 2018, Sec. III; Pinocchio's ``getFrameAccelerationDerivatives`` with ``LOCAL``)."""
-    _plain(model, "frame_acceleration_derivatives")
+    _checked(model, data, "frame_acceleration_derivatives")
     f = model.frame_id(frame)
-    _state(model, data, q, qd, qdd, data.qdd_in, "qdd", None)
-    nv = model.nv
+    nv = (model.nv,)
+    q = kernel_array(q, (model.nq,), "q")
+    qd = kernel_array(qd, nv, "qd")
+    qdd = kernel_array(qdd, nv, "qdd")
     va = np.empty((6, 2))
-    out = [np.empty((6, nv)) for _ in range(4)]
-    st = _kfd.frame_acceleration_derivatives(
-        *_tree(model), data.q, data.qd, data.qdd_in, model.frame_body[f], model.frame_E[f], model.frame_r[f],
-        data.X_E, data.X_r, data.S, data.oR, data.op, data.oS, data.deriv_bw, data.deriv_dw, data.frame_R,
-        data.frame_p, va, *out)
-    check_status(st, model, data.q, ("q", "qd", "qdd"))
+    out = np.empty((4, 6, model.nv))
+    st = _kfd.frame_acceleration_derivatives(model.model_int, model.model_float, data.data_float, q, qd, qdd, f, va,
+                                             out)
+    if st:
+        check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "frame_acceleration_derivatives"))
     return FrameAccelerationDerivatives(va[:, 0].copy(), va[:, 1].copy(), *out)
 
 
@@ -168,12 +156,11 @@ def aba_derivatives_batch(model: Model, Q, QD, TAU):
 def _batch(model: Model, kernel, name: str, Q, QD, X, xname: str) -> tuple:
     """One call of a batch derivative ``kernel`` over the rows of ``Q``, ``QD`` and ``X`` (named ``xname``):
     the first result (K, nv) and the three (K, nv, nv) derivative arrays, checked."""
-    _plain(model, name)
+    _checked(model, None, name)
     Q, QD, X, K, nchunks = batch_inputs(model, Q, QD, X, xname)
     nv = model.nv
     first, out = np.empty((K, nv)), [np.empty((K, nv, nv)) for _ in range(3)]
     status = np.zeros(K, dtype=np.int64)
-    kernel(*_tree(model), model.dof_armature, model.body_subtree_end, Q, QD, X, np.zeros((model.nb, 6)),
-           model.gravity_accel, nchunks, first, *out, status)
-    batch_status(model, status, Q, ("Q", "QD", xname, "f_ext"))
-    return (finite_result(first, name), *out)
+    kernel(model.model_int, model.model_float, Q, QD, X, nchunks, first, *out, status)
+    batch_status(model, status, Q, ("Q", "QD", xname, "f_ext", name))
+    return (first, *out)

@@ -24,30 +24,57 @@ with the composites of ``k``'s body when ``l`` moves column ``k``, else ``S_k . 
 Bc dV/dq_l)`` with those of ``l``'s body; ``(S_l x S_k) . F + S_k . (S_l x* F) = 0`` removes the
 transport terms. Each entry is one dot product: O(nv d) for depth d.
 
-Workspace packs: ``bw`` (3, nb, 6) world velocity, acceleration, force (then composite force) per body;
-``dw`` (7, nv, 6) per dof ``Sdot``, ``dV/dq``, ``dA/dq``, ``dA/dqd``, ``Ic S``, ``Bc^T S`` and a scratch
-row; ``oB`` (nb, 6, 6) the ``B`` matrices (then composites).
+Calling convention (docs/architecture.md, Kernels): ``(model_int, model_float, data_float, inputs...)``,
+the fields opened inside under their Model/Data names (:mod:`.layout`). Data workspaces:
+``deriv_bw`` (3, nb, 6) world velocity, acceleration, force (then composite force) per body;
+``deriv_dw`` (7, nv, 6) per dof ``Sdot``, ``dV/dq``, ``dA/dq``, ``dA/dqd``, ``Ic S``, ``Bc^T S`` and a
+scratch row; ``deriv_B`` (nb, 6, 6) the ``B`` matrices (then composites); ``scratch`` (4, 6, 6).
 """
 
 import numpy as np
 
 from .._jit import jit, parallel_jit, prange
-from .joints import OK, UNIVERSAL
-from .spatial import cross_force_add, cross_motion, mul6
-from .articulated import aba_core
-from .kinematics import check_inputs, tree_positions, world_inertias, world_poses, world_subspaces
-from .tree import minv_tree
+from .joints import NOT_FINITE, OK, UNIVERSAL, all_finite
+from .kinematics import check_inputs, tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
+from .layout import (AM, DATA_FLOAT_SIZE, DERIV_B, DERIV_BW, DERIV_DW, DQDD_DQ, DQDD_DQD, DTAU_DQ, DTAU_DQD, F,
+                     FEXT_ZERO, FM, MINV, MM, NB, NV, QDD, SCRATCH, TAU, WK, data_aba, data_kinematics, data_world,
+                     dfield, model_extras, model_tree)
+from .tree import minv_passes, rnea_passes
 
 V_, A_, F_ = 0, 1, 2
 SD, DVDQ, DADQ, DADV, PS, QS, TMP = 0, 1, 2, 3, 4, 5, 6
 
 
 @jit
-def sequential(jtype, jnv, i):
-    """True when joint ``i``'s columns move only the later ones (one dof, or universal)."""
-    return jnv[i] == 1 or jtype[i] == UNIVERSAL
+def data_derivatives(mi, df):
+    """``(deriv_bw, deriv_dw, deriv_B, scratch)``: the workspaces of the derivative passes."""
+    nb, nv = mi[NB], mi[NV]
+    return (dfield(mi, df, DERIV_BW, (3, nb, 6)), dfield(mi, df, DERIV_DW, (7, nv, 6)),
+            dfield(mi, df, DERIV_B, (nb, 6, 6)), dfield(mi, df, SCRATCH, (4, 6, 6)))
 
 
+# ------------------------------------------------------------------------------- row helpers (scalars)
+@jit
+def cross_at(x, i, y, k, out, o):
+    """``out[o] = x[i] x y[k]`` for rows of whole arrays (motion cross product, RBDA Eq. 2.31)."""
+    w0, w1, w2, v0, v1, v2 = x[i, 0], x[i, 1], x[i, 2], x[i, 3], x[i, 4], x[i, 5]
+    m0, m1, m2, m3, m4, m5 = y[k, 0], y[k, 1], y[k, 2], y[k, 3], y[k, 4], y[k, 5]
+    out[o, 0] = w1 * m2 - w2 * m1
+    out[o, 1] = w2 * m0 - w0 * m2
+    out[o, 2] = w0 * m1 - w1 * m0
+    out[o, 3] = w1 * m5 - w2 * m4 + v1 * m2 - v2 * m1
+    out[o, 4] = w2 * m3 - w0 * m5 + v2 * m0 - v0 * m2
+    out[o, 5] = w0 * m4 - w1 * m3 + v0 * m1 - v1 * m0
+
+
+@jit
+def dot_at(x, k, y, l):
+    """``x[k] . y[l]`` for rows of whole (., 6) arrays."""
+    return (x[k, 0] * y[l, 0] + x[k, 1] * y[l, 1] + x[k, 2] * y[l, 2] + x[k, 3] * y[l, 3] + x[k, 4] * y[l, 4]
+            + x[k, 5] * y[l, 5])
+
+
+# ----------------------------------------------------------------------------------------- the passes
 @jit
 def world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw):
     """Pass: root to leaves, world coordinates. ``V_i = V_p + sum S_k qd_k``, ``Sdot_k``,
@@ -61,54 +88,55 @@ def world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw):
             V[i, m] = V[p, m] if p >= 0 else 0.0
             A[i, m] = A[p, m] if p >= 0 else a0[m]
         va, n = vadr[i], jnv[i]
-        if sequential(jtype, jnv, i):
-            # each dof moves relative to the frame reached by the earlier ones (Vp_k = V so far)
-            for k in range(va, va + n):
-                cross_motion(V[i], oS[k], dVdq[k])
-                cross_motion(A[i], oS[k], dAdq[k])
-                cross_motion(V[i], dVdq[k], t[0])
+        # a chain of one-dof rotations: each dof moves relative to the frame the earlier ones reach, whose
+        # motion V_i, A_i hold while the loop adds the joint's dofs; else every dof moves relative to the parent
+        sequential = n == 1 or jtype[i] == UNIVERSAL
+        for k in range(va, va + n):
+            cross_at(V, i, oS, k, dVdq, k)  # Vp x S_k
+            cross_at(A, i, oS, k, dAdq, k)  # Ap x S_k
+            cross_at(V, i, dVdq, k, t, k)
+            for m in range(6):
+                dAdq[k, m] += t[k, m]
+            if sequential:  # Sdot_k = (Vp + S_k qd_k) x S_k = Vp x S_k
                 for m in range(6):
-                    dAdq[k, m] += t[0, m]
                     Sd[k, m] = dVdq[k, m]
-                    dAdv[k, m] = 2.0 * dVdq[k, m]
-                for m in range(6):
                     V[i, m] += oS[k, m] * qd[k]
                     A[i, m] += oS[k, m] * qdd[k] + Sd[k, m] * qd[k]
-        else:
-            # columns constant in the successor frame: every dof moves relative to the parent
-            for k in range(va, va + n):
-                cross_motion(V[i], oS[k], dVdq[k])
-                cross_motion(A[i], oS[k], dAdq[k])
-                cross_motion(V[i], dVdq[k], t[0])
-                for m in range(6):
-                    dAdq[k, m] += t[0, m]
+        if not sequential:  # columns constant in the successor frame: Sdot_k = V_i x S_k
             for k in range(va, va + n):
                 for m in range(6):
                     V[i, m] += oS[k, m] * qd[k]
             for k in range(va, va + n):
-                cross_motion(V[i], oS[k], Sd[k])
+                cross_at(V, i, oS, k, Sd, k)
                 for m in range(6):
-                    dAdv[k, m] = Sd[k, m] + dVdq[k, m]
                     A[i, m] += oS[k, m] * qdd[k] + Sd[k, m] * qd[k]
+        for k in range(va, va + n):
+            for m in range(6):
+                dAdv[k, m] = Sd[k, m] + dVdq[k, m]
 
 
 @jit
-def dot6(a, b):
-    """a . b for 6-vectors."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
-
-
-@jit
-def body_forces(oR, op, oI, fext, bw, oB, C):
+def body_forces(oR, op, oI, fext, bw, oB, Y):
     """Per body: ``F = I A + V x* I V - f_ext`` (``f_ext`` given in body coordinates about the body
-    origin) and ``B = V x* I - I (V x) + (I V) x*bar`` (world). ``C`` (6, 6) scratch."""
+    origin) and ``B = V x* I - I (V x) + (I V) x*bar`` (world), from the 10 parameters of the world inertia
+    ``I = [[Ibar, h~], [h~^T, m 1]]``. ``Y`` (6, 6) scratch."""
     V, A, F = bw[V_], bw[A_], bw[F_]
     for i in range(oI.shape[0]):
-        Ii = oI[i]
-        mul6(Ii, A[i], F[i])
-        h0, h1, h2 = dot6(Ii[0], V[i]), dot6(Ii[1], V[i]), dot6(Ii[2], V[i])
-        h3, h4, h5 = dot6(Ii[3], V[i]), dot6(Ii[4], V[i]), dot6(Ii[5], V[i])
         w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
+        c0, c1, c2, m = oI[i, 2, 4], oI[i, 0, 5], oI[i, 1, 3], oI[i, 3, 3]
+        # h = I V = [Ibar w + c x v; m v - c x w]
+        h0 = oI[i, 0, 0] * w0 + oI[i, 0, 1] * w1 + oI[i, 0, 2] * w2 + c1 * v2 - c2 * v1
+        h1 = oI[i, 0, 1] * w0 + oI[i, 1, 1] * w1 + oI[i, 1, 2] * w2 + c2 * v0 - c0 * v2
+        h2 = oI[i, 0, 2] * w0 + oI[i, 1, 2] * w1 + oI[i, 2, 2] * w2 + c0 * v1 - c1 * v0
+        h3 = m * v0 - (c1 * w2 - c2 * w1)
+        h4 = m * v1 - (c2 * w0 - c0 * w2)
+        h5 = m * v2 - (c0 * w1 - c1 * w0)
+        # F = I A + V x* h
+        for r in range(6):
+            s = 0.0
+            for c in range(6):
+                s += oI[i, r, c] * A[i, c]
+            F[i, r] = s
         F[i, 0] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
         F[i, 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
         F[i, 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
@@ -116,45 +144,49 @@ def body_forces(oR, op, oI, fext, bw, oB, C):
         F[i, 4] += w2 * h3 - w0 * h5
         F[i, 5] += w0 * h4 - w1 * h3
         # f_ext to world coordinates about the world origin: f = R f_b, n = R n_b + p x f
-        R = oR[i]
-        fb = fext[i]
-        g0 = R[0, 0] * fb[3] + R[0, 1] * fb[4] + R[0, 2] * fb[5]
-        g1 = R[1, 0] * fb[3] + R[1, 1] * fb[4] + R[1, 2] * fb[5]
-        g2 = R[2, 0] * fb[3] + R[2, 1] * fb[4] + R[2, 2] * fb[5]
+        g0 = oR[i, 0, 0] * fext[i, 3] + oR[i, 0, 1] * fext[i, 4] + oR[i, 0, 2] * fext[i, 5]
+        g1 = oR[i, 1, 0] * fext[i, 3] + oR[i, 1, 1] * fext[i, 4] + oR[i, 1, 2] * fext[i, 5]
+        g2 = oR[i, 2, 0] * fext[i, 3] + oR[i, 2, 1] * fext[i, 4] + oR[i, 2, 2] * fext[i, 5]
         x, y, z = op[i, 0], op[i, 1], op[i, 2]
-        F[i, 0] -= R[0, 0] * fb[0] + R[0, 1] * fb[1] + R[0, 2] * fb[2] + y * g2 - z * g1
-        F[i, 1] -= R[1, 0] * fb[0] + R[1, 1] * fb[1] + R[1, 2] * fb[2] + z * g0 - x * g2
-        F[i, 2] -= R[2, 0] * fb[0] + R[2, 1] * fb[1] + R[2, 2] * fb[2] + x * g1 - y * g0
+        for r in range(3):
+            F[i, r] -= oR[i, r, 0] * fext[i, 0] + oR[i, r, 1] * fext[i, 1] + oR[i, r, 2] * fext[i, 2]
+        F[i, 0] -= y * g2 - z * g1
+        F[i, 1] -= z * g0 - x * g2
+        F[i, 2] -= x * g1 - y * g0
         F[i, 3] -= g0
         F[i, 4] -= g1
         F[i, 5] -= g2
         # B = Y + Y^T + hbar with Y = V x* I (I symmetric: -I (V x) = Y^T), hbar e = e x* h;
-        # row l of C is column l of Y (= V x* I[l], I symmetric)
-        B = oB[i]
-        C[:] = 0.0
+        # row l of Y^T is V x* I[l] (column l of I = row l)
         for l in range(6):
-            cross_force_add(V[i], Ii[l], C[l])
-        for m in range(6):
-            for l in range(6):
-                B[m, l] = C[m, l] + C[l, m]
-        B[0, 1] += h2
-        B[0, 2] -= h1
-        B[1, 0] -= h2
-        B[1, 2] += h0
-        B[2, 0] += h1
-        B[2, 1] -= h0
-        B[0, 4] += h5
-        B[0, 5] -= h4
-        B[1, 3] -= h5
-        B[1, 5] += h3
-        B[2, 3] += h4
-        B[2, 4] -= h3
-        B[3, 1] += h5
-        B[3, 2] -= h4
-        B[4, 0] -= h5
-        B[4, 2] += h3
-        B[5, 0] += h4
-        B[5, 1] -= h3
+            f0, f1, f2, f3, f4, f5 = oI[i, l, 0], oI[i, l, 1], oI[i, l, 2], oI[i, l, 3], oI[i, l, 4], oI[i, l, 5]
+            Y[l, 0] = w1 * f2 - w2 * f1 + v1 * f5 - v2 * f4
+            Y[l, 1] = w2 * f0 - w0 * f2 + v2 * f3 - v0 * f5
+            Y[l, 2] = w0 * f1 - w1 * f0 + v0 * f4 - v1 * f3
+            Y[l, 3] = w1 * f5 - w2 * f4
+            Y[l, 4] = w2 * f3 - w0 * f5
+            Y[l, 5] = w0 * f4 - w1 * f3
+        for r in range(6):
+            for c in range(6):
+                oB[i, r, c] = Y[r, c] + Y[c, r]
+        oB[i, 0, 1] += h2
+        oB[i, 0, 2] -= h1
+        oB[i, 1, 0] -= h2
+        oB[i, 1, 2] += h0
+        oB[i, 2, 0] += h1
+        oB[i, 2, 1] -= h0
+        oB[i, 0, 4] += h5
+        oB[i, 0, 5] -= h4
+        oB[i, 1, 3] -= h5
+        oB[i, 1, 5] += h3
+        oB[i, 2, 3] += h4
+        oB[i, 2, 4] -= h3
+        oB[i, 3, 1] += h5
+        oB[i, 3, 2] -= h4
+        oB[i, 4, 0] -= h5
+        oB[i, 4, 2] += h3
+        oB[i, 5, 0] += h4
+        oB[i, 5, 1] -= h3
 
 
 @jit
@@ -165,27 +197,29 @@ def composite_pass(parent, vadr, jnv, oS, oIc, oB, bw, dw, tau):
     PS_, QS_ = dw[PS], dw[QS]
     for i in range(parent.shape[0] - 1, -1, -1):
         for k in range(vadr[i], vadr[i] + jnv[i]):
-            tau[k] = dot6(oS[k], F[i])
-            mul6(oIc[i], oS[k], PS_[k])
+            tau[k] = dot_at(oS, k, F, i)
             for m in range(6):
-                s = 0.0
+                a = 0.0
+                b = 0.0
                 for n in range(6):
-                    s += oB[i, n, m] * oS[k, n]
-                QS_[k, m] = s
+                    a += oIc[i, m, n] * oS[k, n]
+                    b += oB[i, n, m] * oS[k, n]
+                PS_[k, m] = a
+                QS_[k, m] = b
         p = parent[i]
         if p >= 0:
             for m in range(6):
                 F[p, m] += F[i, m]
-                for l in range(6):
-                    oIc[p, m, l] += oIc[i, m, l]
-                    oB[p, m, l] += oB[i, m, l]
+                for n in range(6):
+                    oIc[p, m, n] += oIc[i, m, n]
+                    oB[p, m, n] += oB[i, m, n]
 
 
 @jit
 def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau_dq, dtau_dqd, M):
     """Fill ``dtau/dq``, ``dtau/dqd`` and ``M`` column by column (module docstring): rows of the subtree
-    from the per-dof composites, rows of the ancestors from the body's composites. ``G`` (>= 3, 6)
-    scratch."""
+    from the per-dof composites, rows of the ancestors from the body's composites (``M`` symmetric: its
+    ancestor rows are mirrored into the subtree's). ``G`` (>= 2, 6) scratch."""
     F = bw[F_]
     dVdq, dAdq, dAdv, PS_, QS_ = dw[DVDQ], dw[DADQ], dw[DADV], dw[PS], dw[QS]
     dtau_dq[:] = 0.0
@@ -195,216 +229,226 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau
         va, n = vadr[i], jnv[i]
         last = subtree_end[i] - 1
         ve = vadr[last] + jnv[last]
-        seq = sequential(jtype, jnv, i)
+        sequential = n == 1 or jtype[i] == UNIVERSAL
         for l in range(va, va + n):
-            # G0 = S_l x* Fc + Ic dA/dq_l + Bc dV/dq_l ; G1 = Ic dA/dqd_l + Bc S_l ; G2 = Ic S_l
-            mul6(oIc[i], dAdq[l], G[0])
-            mul6(oB[i], dVdq[l], G[1])
+            # G0 = S_l x* Fc + Ic dA/dq_l + Bc dV/dq_l ; G1 = Ic dA/dqd_l + Bc S_l
             for m in range(6):
-                G[0, m] += G[1, m]
-            cross_force_add(oS[l], F[i], G[0])
-            mul6(oIc[i], dAdv[l], G[1])
-            mul6(oB[i], oS[l], G[2])
-            for m in range(6):
-                G[1, m] += G[2, m]
-            for k in range(va, ve):
-                if seq and va <= k < l:  # column k not moved by dof l
-                    dtau_dq[k, l] = dot6(oS[k], G[0])
+                g0 = 0.0
+                g1 = 0.0
+                for c in range(6):
+                    g0 += oIc[i, m, c] * dAdq[l, c] + oB[i, m, c] * dVdq[l, c]
+                    g1 += oIc[i, m, c] * dAdv[l, c] + oB[i, m, c] * oS[l, c]
+                G[0, m] = g0
+                G[1, m] = g1
+            s0, s1, s2, s3, s4, s5 = oS[l, 0], oS[l, 1], oS[l, 2], oS[l, 3], oS[l, 4], oS[l, 5]
+            f0, f1, f2, f3, f4, f5 = F[i, 0], F[i, 1], F[i, 2], F[i, 3], F[i, 4], F[i, 5]
+            G[0, 0] += s1 * f2 - s2 * f1 + s4 * f5 - s5 * f4
+            G[0, 1] += s2 * f0 - s0 * f2 + s5 * f3 - s3 * f5
+            G[0, 2] += s0 * f1 - s1 * f0 + s3 * f4 - s4 * f3
+            G[0, 3] += s1 * f5 - s2 * f4
+            G[0, 4] += s2 * f3 - s0 * f5
+            G[0, 5] += s0 * f4 - s1 * f3
+            for k in range(va, ve):  # the joint's own rows and its subtree's
+                if sequential and k < l:  # column k not moved by dof l
+                    dtau_dq[k, l] = dot_at(oS, k, G, 0)
                 else:
-                    dtau_dq[k, l] = dot6(PS_[k], dAdq[l]) + dot6(QS_[k], dVdq[l])
-                dtau_dqd[k, l] = dot6(PS_[k], dAdv[l]) + dot6(QS_[k], oS[l])
-                M[k, l] = dot6(PS_[k], oS[l])
+                    dtau_dq[k, l] = dot_at(PS_, k, dAdq, l) + dot_at(QS_, k, dVdq, l)
+                dtau_dqd[k, l] = dot_at(PS_, k, dAdv, l) + dot_at(QS_, k, oS, l)
+            for k in range(va, va + n):
+                M[k, l] = dot_at(PS_, k, oS, l)
             j = parent[i]
             while j >= 0:
                 for k in range(vadr[j], vadr[j] + jnv[j]):
-                    dtau_dq[k, l] = dot6(oS[k], G[0])
-                    dtau_dqd[k, l] = dot6(oS[k], G[1])
-                    M[k, l] = dot6(oS[k], PS_[l])
+                    dtau_dq[k, l] = dot_at(oS, k, G, 0)
+                    dtau_dqd[k, l] = dot_at(oS, k, G, 1)
+                    M[k, l] = M[l, k] = dot_at(oS, k, PS_, l)
                 j = parent[j]
 
 
 @jit
-def rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                           q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, C,
-                           tau, dtau_dq, dtau_dqd, M):
-    """Kinematics in world coordinates, then the passes of :func:`rnea_derivatives` (inputs checked).
-    ``oI`` ends holding the composite inertias."""
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    world_poses(parent, X_E, X_r, oR, op)
-    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_inertias(I, oR, op, oI)
+def derivative_passes(parent, jtype, vadr, jnv, subtree_end, armature, a0, oR, op, oS, oI, qd, qdd, fext, bw, dw, oB,
+                      T, tau, dtau_dq, dtau_dqd, M):
+    """The passes of :func:`rnea_derivatives` after the world kinematics (``oR, op, oS, oI``); ``oI`` ends
+    holding the composite inertias. ``T`` (4, 6, 6) scratch."""
     world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw)
-    body_forces(oR, op, oI, fext, bw, oB, C)
+    body_forces(oR, op, oI, fext, bw, oB, T[0])
     composite_pass(parent, vadr, jnv, oS, oI, oB, bw, dw, tau)
-    assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, C, dtau_dq, dtau_dqd, M)
+    assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, T[1], dtau_dq, dtau_dqd, M)
     for k in range(tau.shape[0]):  # the joint armature: armature qdd in tau, on the diagonal of M
         tau[k] += armature[k] * qdd[k]
         M[k, k] += armature[k]
 
 
+# ------------------------------------------------------------------------------------------------ RNEA
 @jit
-def rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                     q, qd, qdd, fext, a0,
-                     X_E, X_r, S, oR, op, oS, oI, bw, dw, oB,
-                     tau, dtau_dq, dtau_dqd, M):
-    """``tau = rnea(q, qd, qdd, f_ext)`` with its partial derivatives ``dtau/dq`` (tangent space),
-    ``dtau/dqd`` and ``dtau/dqdd = M`` (Carpentier & Mansard 2018, Alg. 1, in the form of the module
-    docstring). Outputs ``tau`` (nv,), three (nv, nv) matrices."""
-    st = check_inputs(jtype, qadr, q, qd, qdd, fext)
+def rnea_derivatives_state(mi, mf, df, q, qd, qdd, fext, tau, dtau_dq, dtau_dqd, M):
+    """:func:`rnea_derivatives` with the outputs given (a batch's rows)."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(mi, mf)
+    st = check_inputs(jnt_type, jnt_qadr, q, qd, qdd, fext)
     if st != OK:
         return st
-    C = np.empty((6, 6))
-    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                           q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, C,
-                           tau, dtau_dq, dtau_dqd, M)
-    return OK
+    body_subtree_end = model_extras(mi, mf)[0]
+    gravity_accel = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    bw, dw, oB, T = data_derivatives(mi, df)
+    tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                   body_Xtree_r, dof_S, q, X_E, X_r, S)
+    world_poses(body_parent, X_E, X_r, oR, op)
+    world_subspaces(body_parent, jnt_vadr, jnt_nv, S, oR, op, oS)
+    world_inertias(body_I, oR, op, oI)
+    derivative_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, gravity_accel, oR, op,
+                      oS, oI, qd, qdd, fext, bw, dw, oB, T, tau, dtau_dq, dtau_dqd, M)
+    return OK if all_finite(tau) else NOT_FINITE
 
 
 @jit
-def minus_minv_product(parent, vadr, jnv, subtree_end, Minv, B, out, w):
-    """``out = -M^-1 B`` for a matrix ``B`` with the sparsity of the RNEA derivatives: column ``l`` (a dof
-    of body ``i``) is nonzero only in the rows of ``i``'s ancestors and subtree, so ``out[:, l] =
-    -sum_k B[k, l] M^-1[k, :]`` over those rows (``M^-1`` symmetric: its rows are its columns). ``w`` (nv,)
-    scratch. O(nv nnz(B))."""
+def rnea_derivatives(model_int, model_float, data_float, q, qd, qdd, fext):
+    """``tau = rnea(q, qd, qdd, f_ext)`` with its partial derivatives ``dtau/dq`` (tangent space),
+    ``dtau/dqd`` and ``dtau/dqdd = M`` (Carpentier & Mansard 2018, Alg. 1, in the form of the module
+    docstring). Outputs ``Data.tau`` (nv,), ``Data.dtau_dq``, ``Data.dtau_dqd``, ``Data.M`` (nv, nv)."""
+    nv = model_int[NV]
+    return rnea_derivatives_state(model_int, model_float, data_float, q, qd, qdd, fext,
+                                  dfield(model_int, data_float, TAU, nv),
+                                  dfield(model_int, data_float, DTAU_DQ, (nv, nv)),
+                                  dfield(model_int, data_float, DTAU_DQD, (nv, nv)),
+                                  dfield(model_int, data_float, MM, (nv, nv)))
+
+
+# ------------------------------------------------------------------------------------------------- ABA
+@jit
+def minus_minv_products(parent, vadr, jnv, subtree_end, Minv, B1, B2, out1, out2, w):
+    """``out1 = -M^-1 B1`` and ``out2 = -M^-1 B2`` in one sweep over the rows of ``M^-1``, for matrices with
+    the sparsity of the RNEA derivatives: column ``l`` (a dof of body ``i``) is nonzero only in the rows of
+    ``i``'s ancestors and subtree, so ``out[:, l] = -sum_k B[k, l] M^-1[k, :]`` over those rows (``M^-1``
+    symmetric: its rows are its columns). ``w`` (>= 2, nv) scratch. O(nv nnz(B))."""
     nv = Minv.shape[0]
     for i in range(parent.shape[0]):
         last = subtree_end[i] - 1
         va, ve = vadr[i], vadr[last] + jnv[last]
         for l in range(va, va + jnv[i]):
             for c in range(nv):
-                w[c] = 0.0
-            for k in range(va, ve):
-                b = B[k, l]
-                for c in range(nv):
-                    w[c] -= b * Minv[k, c]
+                w[0, c] = 0.0
+                w[1, c] = 0.0
+            add_rows(Minv, B1, B2, l, va, ve, w)
             j = parent[i]
             while j >= 0:
-                for k in range(vadr[j], vadr[j] + jnv[j]):
-                    b = B[k, l]
-                    for c in range(nv):
-                        w[c] -= b * Minv[k, c]
+                add_rows(Minv, B1, B2, l, vadr[j], vadr[j] + jnv[j], w)
                 j = parent[j]
             for c in range(nv):
-                out[c, l] = w[c]
+                out1[c, l] = w[0, c]
+                out2[c, l] = w[1, c]
 
 
 @jit
-def aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                    q, qd, tau, fext, a0,
-                    X_E, X_r, S, oR, op, oS, oI, bw, dw, oB,
-                    v, c, IA, pA, U, D, Dinv, u, a, oIA, oU, Fm, Am, rtau, dtau_dq, dtau_dqd, M,
-                    qdd, dqdd_dq, dqdd_dqd, Minv):
-    """``qdd = aba(q, qd, tau, f_ext)`` and its partial derivatives: ``dqdd/dtau = M^-1`` (the O(n^2)
-    recursion of :func:`soadyn._kernels.tree.minv_tree`), ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd =
-    -M^-1 dtau/dqd`` with the RNEA derivatives taken at ``(q, qd, qdd)`` (Carpentier & Mansard 2018,
-    Sec. IV-B). Outputs ``qdd`` (nv,), three (nv, nv) matrices; ``rtau`` (nv,) scratch."""
-    st = check_inputs(jtype, qadr, q, qd, tau, fext)
+def add_rows(Minv, B1, B2, l, k0, k1, w):
+    """``w[0] -= B1[k, l] M^-1[k]``, ``w[1] -= B2[k, l] M^-1[k]`` for the rows ``k0 <= k < k1``."""
+    for k in range(k0, k1):
+        b1, b2 = B1[k, l], B2[k, l]
+        for c in range(Minv.shape[0]):
+            x = Minv[k, c]
+            w[0, c] -= b1 * x
+            w[1, c] -= b2 * x
+
+
+@jit
+def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, Minv):
+    """:func:`aba_derivatives` with the outputs given (a batch's rows)."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(mi, mf)
+    st = check_inputs(jnt_type, jnt_qadr, q, qd, tau, fext)
     if st != OK:
         return st
-    T = np.empty((4, 6, 6))
-    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau, fext,
-                  a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+    body_subtree_end = model_extras(mi, mf)[0]
+    gravity_accel = model_extras(mi, mf)[1]
+    nb, nv = mi[NB], mi[NV]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    bw, dw, oB, T = data_derivatives(mi, df)
+    rtau = dfield(mi, df, TAU, nv)
+    # kinematics, world subspaces and inertias, M^-1 (tree.minv_passes)
+    st = minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                     body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI, oIA,
+                     oU, D, Dinv, dfield(mi, df, FM, (nb, nv, 6)), dfield(mi, df, AM, (nb, nv, 6)), Minv, T[0],
+                     dfield(mi, df, WK, (6, nv)))
     if st != OK:
         return st
-    rnea_derivative_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                           q, qd, qdd, fext, a0, X_E, X_r, S, oR, op, oS, oI, bw, dw, oB, T[0],
-                           rtau, dtau_dq, dtau_dqd, M)
-    st = minv_tree(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end, q,
-                   X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm, Am, Minv)
-    if st != OK:
-        return st
-    w = rtau  # rtau (the RNEA of the result) is no longer needed: scratch
-    minus_minv_product(parent, vadr, jnv, subtree_end, Minv, dtau_dq, dqdd_dq, w)
-    minus_minv_product(parent, vadr, jnv, subtree_end, Minv, dtau_dqd, dqdd_dqd, w)
-    return OK
+    # qdd = M^-1 (tau - b), the bias forces b = rnea(q, qd, 0) by the body-frame RNEA passes (RBDA Table 5.1)
+    for k in range(nv):
+        qdd[k] = 0.0
+    tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qd, v, c, T[2, 0])
+    rnea_passes(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, X_E, X_r, S, v, c, qdd, fext, gravity_accel, a,
+                dfield(mi, df, F, (nb, 6)), rtau, T[2, 0])
+    for k in range(nv):
+        u[k] = tau[k] - rtau[k]
+    for r in range(nv):
+        s = 0.0
+        for k in range(nv):
+            s += Minv[r, k] * u[k]
+        qdd[r] = s
+    # the RNEA derivatives at (q, qd, qdd), then dqdd/dq = -M^-1 dtau/dq, dqdd/dqd = -M^-1 dtau/dqd
+    dtau_dq = dfield(mi, df, DTAU_DQ, (nv, nv))
+    dtau_dqd = dfield(mi, df, DTAU_DQD, (nv, nv))
+    derivative_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, gravity_accel, oR, op,
+                      oS, oI, qd, qdd, fext, bw, dw, oB, T, rtau, dtau_dq, dtau_dqd, dfield(mi, df, MM, (nv, nv)))
+    minus_minv_products(body_parent, jnt_vadr, jnt_nv, body_subtree_end, Minv, dtau_dq, dtau_dqd, dqdd_dq, dqdd_dqd,
+                        dfield(mi, df, WK, (6, nv)))
+    return OK if all_finite(qdd) else NOT_FINITE
+
+
+@jit
+def aba_derivatives(model_int, model_float, data_float, q, qd, tau, fext):
+    """``qdd = aba(q, qd, tau, f_ext)`` and its partial derivatives (Carpentier & Mansard 2018, Sec. IV-B):
+    ``dqdd/dtau = M^-1`` (the O(n^2) recursion of :func:`soadyn._kernels.tree.minv`), ``qdd = M^-1 (tau -
+    b(q, qd))`` with the bias forces ``b`` of the RNEA, ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd = -M^-1
+    dtau/dqd`` with the RNEA derivatives at ``(q, qd, qdd)``. Outputs ``Data.qdd`` (nv,), ``Data.dqdd_dq``,
+    ``Data.dqdd_dqd``, ``Data.Minv`` (nv, nv); ``Data.dtau_dq``, ``Data.dtau_dqd``, ``Data.M`` keep the RNEA
+    derivatives."""
+    nv = model_int[NV]
+    return aba_derivatives_state(model_int, model_float, data_float, q, qd, tau, fext,
+                                 dfield(model_int, data_float, QDD, nv),
+                                 dfield(model_int, data_float, DQDD_DQ, (nv, nv)),
+                                 dfield(model_int, data_float, DQDD_DQD, (nv, nv)),
+                                 dfield(model_int, data_float, MINV, (nv, nv)))
 
 
 # --------------------------------------------------------------------------------------------- batches
 @jit
-def rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                           Q, QD, QDD, fext, a0, s0, s1, TAU, DQ, DQD, MM, status):
-    """:func:`rnea_derivatives` for the states ``s0 .. s1-1``, with a workspace allocated once."""
-    nb = parent.shape[0]
-    nv = QD.shape[1]
-    X_E = np.empty((nb, 3, 3))
-    X_r = np.empty((nb, 3))
-    S = S0.copy()
-    oR = np.empty((nb, 3, 3))
-    op = np.empty((nb, 3))
-    oS = np.empty((nv, 6))
-    oI = np.empty((nb, 6, 6))
-    bw = np.empty((3, nb, 6))
-    dw = np.empty((7, nv, 6))
-    oB = np.empty((nb, 6, 6))
-    for s in range(s0, s1):
-        status[s] = rnea_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                                     subtree_end, Q[s], QD[s], QDD[s], fext, a0, X_E, X_r, S, oR, op, oS, oI,
-                                     bw, dw, oB, TAU[s], DQ[s], DQD[s], MM[s])
-
-
-@jit
-def aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                          Q, QD, TAU, fext, a0, s0, s1, QDD, DQ, DQD, MINV, status):
-    """:func:`aba_derivatives` for the states ``s0 .. s1-1``, with a workspace allocated once."""
-    nb = parent.shape[0]
-    nv = QD.shape[1]
-    X_E = np.empty((nb, 3, 3))
-    X_r = np.empty((nb, 3))
-    S = S0.copy()
-    oR = np.empty((nb, 3, 3))
-    op = np.empty((nb, 3))
-    oS = np.empty((nv, 6))
-    oI = np.empty((nb, 6, 6))
-    bw = np.empty((3, nb, 6))
-    dw = np.empty((7, nv, 6))
-    oB = np.empty((nb, 6, 6))
-    v = np.empty((nb, 6))
-    c = np.empty((nb, 6))
-    IA = np.empty((nb, 6, 6))
-    pA = np.empty((nb, 6))
-    U = np.empty((nv, 6))
-    D = np.empty((nb, 6, 6))
-    Dinv = np.empty((nb, 6, 6))
-    u = np.empty(nv)
-    a = np.empty((nb, 6))
-    oIA = np.empty((nb, 6, 6))
-    oU = np.empty((nv, 6))
-    Fm = np.zeros((nb, nv, 6))
-    Am = np.zeros((nb, nv, 6))
-    rtau = np.empty(nv)
-    dtau_dq = np.empty((nv, nv))
-    dtau_dqd = np.empty((nv, nv))
-    M = np.empty((nv, nv))
-    for s in range(s0, s1):
-        status[s] = aba_derivatives(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                                    subtree_end, Q[s], QD[s], TAU[s], fext, a0, X_E, X_r, S, oR, op, oS, oI, bw,
-                                    dw, oB, v, c, IA, pA, U, D, Dinv, u, a, oIA, oU, Fm, Am, rtau, dtau_dq,
-                                    dtau_dqd, M, QDD[s], DQ[s], DQD[s], MINV[s])
+def batch_workspace(mi, mf, df):
+    """Prepare a fresh Data buffer ``df`` of a batch chunk: the model's constant motion subspaces in
+    ``Data.S``; returns ``Data.fext_zero``, zeroed."""
+    data_kinematics(mi, df)[2][:] = model_tree(mi, mf)[11]
+    fext = dfield(mi, df, FEXT_ZERO, (mi[NB], 6))
+    fext[:] = 0.0
+    return fext
 
 
 @parallel_jit
-def rnea_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                           Q, QD, QDD, fext, a0, nchunks,
-                           TAU, DQ, DQD, MM, status):
-    """:func:`rnea_derivatives` over K states in parallel, in ``nchunks`` chunks. Outputs ``TAU`` (K, nv),
-    ``DQ``, ``DQD``, ``MM`` (K, nv, nv), per-state ``status`` (K,)."""
+def rnea_derivatives_batch(model_int, model_float, Q, QD, QDD, nchunks, TAU, DQ, DQD, MS, status):
+    """:func:`rnea_derivatives` over K states (rows of ``Q``, ``QD``, ``QDD``) without external forces, in
+    ``nchunks`` parallel chunks, each with its own Data buffer. Outputs ``TAU`` (K, nv), ``DQ``, ``DQD``,
+    ``MS`` (K, nv, nv), per-state ``status`` (K,)."""
     K = Q.shape[0]
+    work = np.empty((nchunks, model_int[DATA_FLOAT_SIZE]))
     for ch in prange(nchunks):
-        rnea_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                               subtree_end,
-                               Q, QD, QDD, fext, a0, ch * K // nchunks, (ch + 1) * K // nchunks,
-                               TAU, DQ, DQD, MM, status)
+        df = work[ch]
+        fext = batch_workspace(model_int, model_float, df)
+        for s in range(ch * K // nchunks, (ch + 1) * K // nchunks):
+            status[s] = rnea_derivatives_state(model_int, model_float, df, Q[s], QD[s], QDD[s], fext, TAU[s], DQ[s],
+                                               DQD[s], MS[s])
 
 
 @parallel_jit
-def aba_derivatives_batch(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, subtree_end,
-                          Q, QD, TAU, fext, a0, nchunks,
-                          QDD, DQ, DQD, MINV, status):
-    """:func:`aba_derivatives` over K states in parallel, in ``nchunks`` chunks. Outputs ``QDD`` (K, nv),
-    ``DQ``, ``DQD``, ``MINV`` (K, nv, nv), per-state ``status`` (K,)."""
+def aba_derivatives_batch(model_int, model_float, Q, QD, TAU, nchunks, QDDS, DQ, DQD, MINVS, status):
+    """:func:`aba_derivatives` over K states in parallel (as :func:`rnea_derivatives_batch`). Outputs
+    ``QDDS`` (K, nv), ``DQ``, ``DQD``, ``MINVS`` (K, nv, nv), per-state ``status`` (K,)."""
     K = Q.shape[0]
+    work = np.empty((nchunks, model_int[DATA_FLOAT_SIZE]))
     for ch in prange(nchunks):
-        aba_derivatives_chunk(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                              subtree_end,
-                              Q, QD, TAU, fext, a0, ch * K // nchunks, (ch + 1) * K // nchunks,
-                              QDD, DQ, DQD, MINV, status)
+        df = work[ch]
+        fext = batch_workspace(model_int, model_float, df)
+        for s in range(ch * K // nchunks, (ch + 1) * K // nchunks):
+            status[s] = aba_derivatives_state(model_int, model_float, df, Q[s], QD[s], TAU[s], fext, QDDS[s], DQ[s],
+                                              DQD[s], MINVS[s])

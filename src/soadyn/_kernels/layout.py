@@ -102,6 +102,10 @@ def _index(names, name):
                                     "J", "frame_R", "frame_p", "frame_v", "frame_h", "h", "Ups", "Psi",
                                     "scratch"))
 
+(FEXT_ZERO, DERIV_BW, DERIV_DW, DERIV_B, DTAU_DQ, DTAU_DQD, DQDD_DQ, DQDD_DQD, DJ) = (
+    _index(DATA_FLOAT, n) for n in ("fext_zero", "deriv_bw", "deriv_dw", "deriv_B", "dtau_dq", "dtau_dqd", "dqdd_dq",
+                                    "dqdd_dqd", "dJ"))
+
 (NODE_COUNT, NODE_CPAR, NODE_VID) = (_index(DATA_INT, n) for n in ("node_count", "node_cpar", "node_vid"))
 
 
