@@ -19,25 +19,56 @@ The point rows of contact Jacobians (the world linear velocity of a body's mater
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .dynamics import fk
 from .joints import FREE, PLANAR, SPHERICAL
 from .model import Model
 
-__all__ = ["KinematicHessian", "kinematic_hessian", "ad_columns", "cross3"]
+__all__ = ["KinematicHessian", "kinematic_hessian", "cross3"]
 
 
 def cross3(a, b):
     """``a x b`` over the leading axis of length 3 (``(3,)`` or ``(3, n)`` each, broadcast): ``np.cross``
-    without its axis bookkeeping, which dominates at these sizes."""
-    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    without its axis bookkeeping (nor ``np.stack``'s), which dominates at these sizes."""
+    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
 
 
-def ad_columns(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``ad(A_c) B_c`` column by column for motions ``A``, ``B`` (6, n)."""
-    w, v = A[:3], A[3:]
-    return np.vstack([cross3(w, B[:3]), cross3(w, B[3:]) + cross3(v, B[:3])])
+_STRUCTURE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+"""Each model's ``(support, before)``."""
+
+
+def _structure(model: Model) -> tuple:
+    """The body supports ``support`` (nb, nv) and the order ``before`` (nv, nv) of :class:`KinematicHessian`,
+    which depend on the model only (kept per model, read-only)."""
+    if model in _STRUCTURE:
+        return _STRUCTURE[model]
+    nv, nb = model.nv, model.nb
+    joint_of = np.empty(nv, dtype=np.int64)
+    for b in range(nb):
+        joint_of[model.jnt_vadr[b]:model.jnt_vadr[b] + model.jnt_nv[b]] = b
+    support = np.zeros((nb, nv), dtype=bool)
+    for b in range(nb):
+        s = b
+        while s >= 0:
+            a, n = int(model.jnt_vadr[s]), int(model.jnt_nv[s])
+            support[b, a:a + n] = True
+            s = int(model.body_parent[s])
+    before = np.zeros((nv, nv), dtype=bool)
+    for j in range(nv):
+        bj = joint_of[j]
+        before[:, j] = support[model.body_parent[bj]] if model.body_parent[bj] >= 0 else False
+        a, n = int(model.jnt_vadr[bj]), int(model.jnt_nv[bj])
+        if model.jnt_type[bj] in (FREE, SPHERICAL):
+            before[a:a + n, j] = True
+        else:
+            before[a:j, j] = True
+    support.setflags(write=False)
+    before.setflags(write=False)
+    _STRUCTURE[model] = support, before
+    return support, before
 
 
 class KinematicHessian:
@@ -53,34 +84,17 @@ class KinematicHessian:
         nv, nb = model.nv, model.nb
         S = data.S
         J = np.zeros((6, nv))
-        joint_of = np.empty(nv, dtype=np.int64)
         for b in range(nb):
             a, n = int(model.jnt_vadr[b]), int(model.jnt_nv[b])
             w = oR[b] @ S[a:a + n, :3].T
             J[:3, a:a + n] = w
             J[3:, a:a + n] = oR[b] @ S[a:a + n, 3:].T + cross3(op[b], w)
-            joint_of[a:a + n] = b
-        support = np.zeros((nb, nv), dtype=bool)
-        for b in range(nb):
-            s = b
-            while s >= 0:
-                a, n = int(model.jnt_vadr[s]), int(model.jnt_nv[s])
-                support[b, a:a + n] = True
-                s = int(model.body_parent[s])
-        before = np.zeros((nv, nv), dtype=bool)
-        for j in range(nv):
-            bj = joint_of[j]
-            before[:, j] = support[model.body_parent[bj]] if model.body_parent[bj] >= 0 else False
-            a, n = int(model.jnt_vadr[bj]), int(model.jnt_nv[bj])
-            if model.jnt_type[bj] in (FREE, SPHERICAL):
-                before[a:a + n, j] = True
-            else:
-                before[a:j, j] = True
-        H = np.zeros((6, nv, nv))
-        for i in range(nv):
-            cols = np.flatnonzero(before[i])
-            if cols.size:
-                H[:, i, cols] = ad_columns(np.repeat(J[:, i:i + 1], cols.size, axis=1), J[:, cols])
+        support, before = _structure(model)
+        w, v = J[:3], J[3:]
+        H = np.empty((6, nv, nv))  # ad(J_i) J_j for every pair, kept where dof i moves column j
+        H[:3] = cross3(w[:, :, None], w[:, None, :])
+        H[3:] = cross3(w[:, :, None], v[:, None, :]) + cross3(v[:, :, None], w[:, None, :])
+        H *= before
         self.J, self.support, self.before, self.H, self.nv = J, support, before, H, nv
 
     def body_jacobian(self, b: int) -> np.ndarray:
@@ -108,21 +122,24 @@ class KinematicHessian:
         Jb = self.body_jacobian(b)
         return Jb[3:] + cross3(Jb[:3], p)
 
-    def point_rate_q(self, b: int, p: np.ndarray, w: np.ndarray, dp: np.ndarray) -> np.ndarray:
-        """``d/dq [point_jacobian(b, p(q)) w]`` (3, nv) for a fixed ``w``, the point moving by ``dp`` (3, nv)."""
+    def point_rate_q(self, b: int, P: np.ndarray, w: np.ndarray, dP: np.ndarray) -> np.ndarray:
+        """``d/dq [point_jacobian(b, p(q)) w]`` (m, 3, nv) for a fixed ``w`` at ``m`` points ``P`` (m, 3) of body
+        ``b`` moving by ``dP`` (m, 3, nv)."""
         if b < 0:
-            return np.zeros((3, self.nv))
+            return np.zeros((P.shape[0], 3, self.nv))
         D = self.body_hessian_times(b, w)
         omega = self.body_jacobian(b)[:3] @ w
-        return D[3:] + cross3(D[:3], p) + cross3(omega, dp)
+        out = D[3:, None, :] + cross3(D[:3, None, :], P.T[:, :, None]) + cross3(omega, dP.transpose(1, 0, 2))
+        return out.transpose(1, 0, 2)
 
-    def point_dual_q(self, b: int, p: np.ndarray, f: np.ndarray, dp: np.ndarray) -> np.ndarray:
-        """``d/dq [point_jacobian(b, p(q))^T f]`` (nv, nv) for a fixed world force ``f`` (3,) at ``p``."""
+    def point_dual_q(self, b: int, P: np.ndarray, f: np.ndarray, dP: np.ndarray) -> np.ndarray:
+        """``d/dq sum_c [point_jacobian(b, p_c(q))^T f_c]`` (nv, nv) for fixed world forces ``f`` (m, 3) at ``m``
+        points ``P`` (m, 3) of body ``b`` moving by ``dP`` (m, 3, nv)."""
         if b < 0:
             return np.zeros((self.nv, self.nv))
-        F = np.concatenate([cross3(p, f), f])
+        F = np.concatenate([cross3(P.T, f.T).sum(axis=1), f.sum(axis=0)])
         Jw = self.body_jacobian(b)[:3]
-        return self.body_hessian_dual(b, F) + Jw.T @ cross3(dp, f)
+        return self.body_hessian_dual(b, F) + Jw.T @ cross3(dP.transpose(1, 0, 2), f.T[:, :, None]).sum(axis=1)
 
     def direction_rate(self, b: int, n: np.ndarray) -> np.ndarray:
         """``dn/dq`` (3, nv) of a direction ``n`` fixed in body ``b``: ``w x n``."""

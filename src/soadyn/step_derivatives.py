@@ -52,7 +52,7 @@ from .kinematic_hessian import KinematicHessian, cross3
 from .lcp import solve_mlcp
 from .loops import UNIVERSAL, constraint_state
 from .sim import Simulator
-from .step_motion import body_com, correction_rates, exp_series, move, position_rates, skew, still_joints
+from .step_motion import body_com, correction_rates, move, position_rates, skew, step_velocity, still_joints
 
 __all__ = ["StepDerivatives", "step_derivatives", "STATE_TOL", "ACTIVE_TOL"]
 
@@ -145,6 +145,16 @@ class _Rows:
         for c in contacts:
             rows.extend(kh.point_jacobian(c.A, c.point) - kh.point_jacobian(c.B, c.point))
         self.G = np.array(rows).reshape(-1, nv)
+        k = len(contacts)
+        self.P, self.dP = np.array([c.point for c in contacts]).reshape(k, 3), np.zeros((k, 3, nv))
+        for i, c in enumerate(contacts):
+            self.dP[i] = c.dpoint
+        A, B = np.array([c.A for c in contacts], np.int64), np.array([c.B for c in contacts], np.int64)
+        self.touch = []  # per moving body: its contacts and their signs (+1 as body A, -1 as body B)
+        for b in np.unique(np.concatenate([A, B])):
+            if b >= 0:
+                idx = np.flatnonzero((A == b) | (B == b))
+                self.touch.append((int(b), idx, np.where(A[idx] == b, 1.0, -1.0)))
 
     def contact(self, i):
         r = self.nb + 3 * i
@@ -157,9 +167,14 @@ class _Rows:
         for a, b, f in self.loop:
             V = (kh.body_jacobian(b) - kh.body_jacobian(a)) @ w
             out.append(V @ kh.wrench_rate(a, f) + f @ (kh.body_hessian_times(b, w) - kh.body_hessian_times(a, w)))
-        for c in self.contacts:
-            out.extend(kh.point_rate_q(c.A, c.point, w, c.dpoint) - kh.point_rate_q(c.B, c.point, w, c.dpoint))
-        return np.array(out).reshape(-1, kh.nv)
+        return np.concatenate([np.array(out).reshape(-1, kh.nv), self.contact_rate(w).reshape(-1, kh.nv)])
+
+    def contact_rate(self, w):
+        """``d(G_i w)/dq`` (k, 3, nv) of each contact's rows for a fixed ``w``."""
+        out = np.zeros(self.dP.shape)
+        for b, idx, sg in self.touch:
+            out[idx] += sg[:, None, None] * self.kh.point_rate_q(b, self.P[idx], w, self.dP[idx])
+        return out
 
     def dual(self, lam):
         """``d(Gw^T lam)/dq`` (nv, nv) for fixed world row impulses ``lam``."""
@@ -169,10 +184,9 @@ class _Rows:
             if lam[r] != 0.0:
                 J = kh.body_jacobian(b) - kh.body_jacobian(a)
                 out += lam[r] * (J.T @ kh.wrench_rate(a, f) + kh.body_hessian_dual(b, f) - kh.body_hessian_dual(a, f))
-        for i, c in enumerate(self.contacts):
-            f = lam[self.nb + 3 * i:self.nb + 3 * i + 3]
-            if np.any(f != 0.0):
-                out += kh.point_dual_q(c.A, c.point, f, c.dpoint) - kh.point_dual_q(c.B, c.point, f, c.dpoint)
+        f = lam[self.nb:].reshape(-1, 3)
+        for b, idx, sg in self.touch:
+            out += kh.point_dual_q(b, self.P[idx], sg[:, None] * f[idx], self.dP[idx])
         return out
 
 
@@ -214,9 +228,11 @@ def _solve_system(s: _System, rows: _Rows, Minv, dMinv, u0, du0):
     if s.y.size == 0:
         return u, du_y, False
     K = s.C @ G @ Minv @ G.T @ s.D + s.E
-    dy = -np.linalg.lstsq(K, Fx, rcond=None)[0]
-    redundant = bool(np.linalg.matrix_rank(K) < K.shape[0])
-    return u, du_y + Minv @ (G.T @ (s.D @ dy)), redundant
+    # least squares by one SVD, its rank the redundancy (numpy's lstsq and matrix_rank cutoff)
+    Uk, sv, Vk = np.linalg.svd(K)
+    r = int(np.count_nonzero(sv > sv[0] * K.shape[0] * np.finfo(float).eps))
+    dy = -Vk[:r].T @ ((Uk[:, :r].T @ Fx) / sv[:r, None])
+    return u, du_y + Minv @ (G.T @ (s.D @ dy)), r < K.shape[0]
 
 
 # ----------------------------------------------------------------------------------------- contacts
@@ -286,17 +302,6 @@ def _classify(z, w, qv, v, nb, k, nf, mu):
         edges.append(E)
         sigma.append(sig)
     return modes, edges, np.array(sigma), degenerate
-
-
-def _step_velocity(model, qd_next, dt):
-    """The step velocity ``u`` of the simulator's output ``qd_next``: its free joints' velocities written back
-    in the step's body axes (``v = exp(dt w~) (v+ + w x c) - w x c``)."""
-    u = qd_next.copy()
-    for b in np.flatnonzero(model.jnt_type == FREE):
-        a = int(model.jnt_vadr[b])
-        w, c = u[a:a + 3], body_com(model, b)
-        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + cross3(w, c)) - cross3(w, c)
-    return u
 
 
 def _impulses_of(u, qf, Minv, Gr, bias, nb, k, nf, mu):
@@ -521,10 +526,11 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     nb = rows.nb
     mu = np.array([c.mu if st.mu is None else st.mu for c in contacts])
     frames, dframes, slipping = np.zeros((k, 3, 3)), [], []
+    rate_f = rows.contact_rate(qf)
     for i, c in enumerate(contacts):
         G3 = rows.contact(i)
         dvf = G3 @ dqf
-        dvf[:, :nv] += kh.point_rate_q(c.A, c.point, qf, c.dpoint) - kh.point_rate_q(c.B, c.point, qf, c.dpoint)
+        dvf[:, :nv] += rate_f[i]
         t1, t2, dt1, dt2, defined = _frame(c, st.pyramid, G3 @ qf, dvf, nx)
         frames[i] = (c.normal, t1, t2)
         slipping.append(defined)
@@ -545,7 +551,7 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
         _kcon.pyramid_lcp(W, tgt, nb, k, nf, mu, M, qv)
         z = solve_mlcp(M, qv, nb, st.max_pivots, st.tikhonov).z
         _row_impulses(z, nb, k, nf, lam)
-        u_sim = _step_velocity(model, qd_sim, dt)
+        u_sim = step_velocity(model, qd_sim, dt)
         if np.abs(qf + Minv @ (Gr.T @ lam) - u_sim).max() > STATE_TOL * (1.0 + np.abs(u_sim).max()):
             # the LCP has several solutions: find the simulator's, from its velocity
             z = _impulses_of(u_sim, qf, Minv, Gr, tgt - Gr @ qf, nb, k, nf, mu)

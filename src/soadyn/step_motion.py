@@ -6,7 +6,8 @@ Configurations are differentiated in the tangent space of :mod:`soadyn.derivativ
 perturbation is a successor-frame motion ``[a; b]`` (``R exp(a~)``, ``p + R b``), a spherical joint's a
 successor-frame rotation. A free joint's step moves its centre of mass on a line and turns the body about
 it, ``R+ = R exp(dt w~)``, ``p_c+ = p_c + dt R u`` (``u = v + w x c``), then writes its velocity in the new
-axes, ``v+ = exp(-dt w~) u - w x c``; an untouched free body moves its centre by the trapezoidal rule.
+axes, ``v+ = exp(-dt w~) u - w x c`` (:func:`step_velocity` turns it back); an untouched free body moves its
+centre by the trapezoidal rule.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .joints import FREE, SPHERICAL
 from .kinematic_hessian import cross3
 
 __all__ = ["skew", "exp_series", "ad_matrix", "body_com", "position_rates", "correction_rates", "still_joints",
-           "move"]
+           "move", "step_velocity"]
 
 
 def skew(v):
@@ -124,3 +125,14 @@ def move(model, q, qd, u, still, dc, dt):
     _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q1, dc, dt,
                          q2, R)
     return q2, qo
+
+
+def step_velocity(model, qd_next, dt):
+    """The step velocity ``u`` of the simulator's output ``qd_next``: its free joints' velocities written back
+    in the step's body axes (``v = exp(dt w~) (v+ + w x c) - w x c``)."""
+    u = qd_next.copy()
+    for b in np.flatnonzero(model.jnt_type == FREE):
+        a = int(model.jnt_vadr[b])
+        w, c = u[a:a + 3], body_com(model, b)
+        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + cross3(w, c)) - cross3(w, c)
+    return u
