@@ -233,13 +233,13 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau
         for l in range(va, va + n):
             # G0 = S_l x* Fc + Ic dA/dq_l + Bc dV/dq_l ; G1 = Ic dA/dqd_l + Bc S_l
             for m in range(6):
-                g0 = 0.0
-                g1 = 0.0
+                x = 0.0
+                y = 0.0
                 for c in range(6):
-                    g0 += oIc[i, m, c] * dAdq[l, c] + oB[i, m, c] * dVdq[l, c]
-                    g1 += oIc[i, m, c] * dAdv[l, c] + oB[i, m, c] * oS[l, c]
-                G[0, m] = g0
-                G[1, m] = g1
+                    x += oIc[i, m, c] * dAdq[l, c] + oB[i, m, c] * dVdq[l, c]
+                    y += oIc[i, m, c] * dAdv[l, c] + oB[i, m, c] * oS[l, c]
+                G[0, m] = x
+                G[1, m] = y
             s0, s1, s2, s3, s4, s5 = oS[l, 0], oS[l, 1], oS[l, 2], oS[l, 3], oS[l, 4], oS[l, 5]
             f0, f1, f2, f3, f4, f5 = F[i, 0], F[i, 1], F[i, 2], F[i, 3], F[i, 4], F[i, 5]
             G[0, 0] += s1 * f2 - s2 * f1 + s4 * f5 - s5 * f4
@@ -248,20 +248,33 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau
             G[0, 3] += s1 * f5 - s2 * f4
             G[0, 4] += s2 * f3 - s0 * f5
             G[0, 5] += s0 * f4 - s1 * f3
-            for k in range(va, ve):  # the joint's own rows and its subtree's
+            # the joint's own rows and its subtree's: [Ic S_k; Bc^T S_k] . [dA/dq_l; dV/dq_l] and . [dA/dqd_l; S_l]
+            a0, a1, a2, a3, a4, a5 = dAdq[l, 0], dAdq[l, 1], dAdq[l, 2], dAdq[l, 3], dAdq[l, 4], dAdq[l, 5]
+            b0, b1, b2, b3, b4, b5 = dVdq[l, 0], dVdq[l, 1], dVdq[l, 2], dVdq[l, 3], dVdq[l, 4], dVdq[l, 5]
+            c0, c1, c2, c3, c4, c5 = dAdv[l, 0], dAdv[l, 1], dAdv[l, 2], dAdv[l, 3], dAdv[l, 4], dAdv[l, 5]
+            for k in range(va, ve):
+                p0, p1, p2, p3, p4, p5 = PS_[k, 0], PS_[k, 1], PS_[k, 2], PS_[k, 3], PS_[k, 4], PS_[k, 5]
+                r0, r1, r2, r3, r4, r5 = QS_[k, 0], QS_[k, 1], QS_[k, 2], QS_[k, 3], QS_[k, 4], QS_[k, 5]
                 if sequential and k < l:  # column k not moved by dof l
                     dtau_dq[k, l] = dot_at(oS, k, G, 0)
                 else:
-                    dtau_dq[k, l] = dot_at(PS_, k, dAdq, l) + dot_at(QS_, k, dVdq, l)
-                dtau_dqd[k, l] = dot_at(PS_, k, dAdv, l) + dot_at(QS_, k, oS, l)
+                    dtau_dq[k, l] = (p0 * a0 + p1 * a1 + p2 * a2 + p3 * a3 + p4 * a4 + p5 * a5
+                                     + r0 * b0 + r1 * b1 + r2 * b2 + r3 * b3 + r4 * b4 + r5 * b5)
+                dtau_dqd[k, l] = (p0 * c0 + p1 * c1 + p2 * c2 + p3 * c3 + p4 * c4 + p5 * c5
+                                  + r0 * s0 + r1 * s1 + r2 * s2 + r3 * s3 + r4 * s4 + r5 * s5)
             for k in range(va, va + n):
                 M[k, l] = dot_at(PS_, k, oS, l)
+            # the ancestors' rows: S_k . G0, S_k . G1, S_k . Ic S_l
+            g0, g1, g2, g3, g4, g5 = G[0, 0], G[0, 1], G[0, 2], G[0, 3], G[0, 4], G[0, 5]
+            h0, h1, h2, h3, h4, h5 = G[1, 0], G[1, 1], G[1, 2], G[1, 3], G[1, 4], G[1, 5]
+            e0, e1, e2, e3, e4, e5 = PS_[l, 0], PS_[l, 1], PS_[l, 2], PS_[l, 3], PS_[l, 4], PS_[l, 5]
             j = parent[i]
             while j >= 0:
                 for k in range(vadr[j], vadr[j] + jnv[j]):
-                    dtau_dq[k, l] = dot_at(oS, k, G, 0)
-                    dtau_dqd[k, l] = dot_at(oS, k, G, 1)
-                    M[k, l] = M[l, k] = dot_at(oS, k, PS_, l)
+                    x0, x1, x2, x3, x4, x5 = oS[k, 0], oS[k, 1], oS[k, 2], oS[k, 3], oS[k, 4], oS[k, 5]
+                    dtau_dq[k, l] = x0 * g0 + x1 * g1 + x2 * g2 + x3 * g3 + x4 * g4 + x5 * g5
+                    dtau_dqd[k, l] = x0 * h0 + x1 * h1 + x2 * h2 + x3 * h3 + x4 * h4 + x5 * h5
+                    M[k, l] = M[l, k] = x0 * e0 + x1 * e1 + x2 * e2 + x3 * e3 + x4 * e4 + x5 * e5
                 j = parent[j]
 
 
@@ -318,38 +331,12 @@ def rnea_derivatives(model_int, model_float, data_float, q, qd, qdd, fext):
 
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
-def minus_minv_products(parent, vadr, jnv, subtree_end, Minv, B1, B2, out1, out2, w):
-    """``out1 = -M^-1 B1`` and ``out2 = -M^-1 B2`` in one sweep over the rows of ``M^-1``, for matrices with
-    the sparsity of the RNEA derivatives: column ``l`` (a dof of body ``i``) is nonzero only in the rows of
-    ``i``'s ancestors and subtree, so ``out[:, l] = -sum_k B[k, l] M^-1[k, :]`` over those rows (``M^-1``
-    symmetric: its rows are its columns). ``w`` (>= 2, nv) scratch. O(nv nnz(B))."""
-    nv = Minv.shape[0]
-    for i in range(parent.shape[0]):
-        last = subtree_end[i] - 1
-        va, ve = vadr[i], vadr[last] + jnv[last]
-        for l in range(va, va + jnv[i]):
-            for c in range(nv):
-                w[0, c] = 0.0
-                w[1, c] = 0.0
-            add_rows(Minv, B1, B2, l, va, ve, w)
-            j = parent[i]
-            while j >= 0:
-                add_rows(Minv, B1, B2, l, vadr[j], vadr[j] + jnv[j], w)
-                j = parent[j]
-            for c in range(nv):
-                out1[c, l] = w[0, c]
-                out2[c, l] = w[1, c]
-
-
-@jit
-def add_rows(Minv, B1, B2, l, k0, k1, w):
-    """``w[0] -= B1[k, l] M^-1[k]``, ``w[1] -= B2[k, l] M^-1[k]`` for the rows ``k0 <= k < k1``."""
-    for k in range(k0, k1):
-        b1, b2 = B1[k, l], B2[k, l]
-        for c in range(Minv.shape[0]):
-            x = Minv[k, c]
-            w[0, c] -= b1 * x
-            w[1, c] -= b2 * x
+def minus_minv_product(Minv, B, out):
+    """``out = -M^-1 B`` (one BLAS product, then the sign)."""
+    np.dot(Minv, B, out)
+    for r in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            out[r, c] = -out[r, c]
 
 
 @jit
@@ -393,8 +380,8 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
     dtau_dqd = dfield(mi, df, DTAU_DQD, (nv, nv))
     derivative_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, gravity_accel, oR, op,
                       oS, oI, qd, qdd, fext, bw, dw, oB, T, rtau, dtau_dq, dtau_dqd, dfield(mi, df, MM, (nv, nv)))
-    minus_minv_products(body_parent, jnt_vadr, jnt_nv, body_subtree_end, Minv, dtau_dq, dtau_dqd, dqdd_dq, dqdd_dqd,
-                        dfield(mi, df, WK, (6, nv)))
+    minus_minv_product(Minv, dtau_dq, dqdd_dq)
+    minus_minv_product(Minv, dtau_dqd, dqdd_dqd)
     return OK if all_finite(qdd) else NOT_FINITE
 
 
