@@ -118,9 +118,14 @@ class KinematicHessian:
 
     # ------------------------------------------------------------------ material points
     def point_jacobian(self, b: int, p: np.ndarray) -> np.ndarray:
-        """``dv(p)/dqd`` (3, nv): the world velocity of body ``b``'s material point at the world point ``p``."""
+        """``dv(p)/dqd`` (3, nv): the world velocity of body ``b``'s material point at the world point ``p``;
+        (m, 3, nv) for ``m`` points ``p`` (m, 3)."""
+        if b < 0:
+            return np.zeros(p.shape + (self.nv,))
         Jb = self.body_jacobian(b)
-        return Jb[3:] + cross3(Jb[:3], p)
+        if p.ndim == 1:
+            return Jb[3:] + cross3(Jb[:3], p)
+        return (Jb[3:, None, :] + cross3(Jb[:3, None, :], p.T[:, :, None])).transpose(1, 0, 2)
 
     def point_rate_q(self, b: int, P: np.ndarray, w: np.ndarray, dP: np.ndarray) -> np.ndarray:
         """``d/dq [point_jacobian(b, p(q)) w]`` (m, 3, nv) for a fixed ``w`` at ``m`` points ``P`` (m, 3) of body

@@ -142,19 +142,19 @@ class _Rows:
                 raise ValueError("the loop rows rebuilt from the loops' frames differ from the constraint Jacobian")
         else:
             self.phi = np.zeros(0)
-        for c in contacts:
-            rows.extend(kh.point_jacobian(c.A, c.point) - kh.point_jacobian(c.B, c.point))
-        self.G = np.array(rows).reshape(-1, nv)
         k = len(contacts)
         self.P, self.dP = np.array([c.point for c in contacts]).reshape(k, 3), np.zeros((k, 3, nv))
         for i, c in enumerate(contacts):
             self.dP[i] = c.dpoint
         A, B = np.array([c.A for c in contacts], np.int64), np.array([c.B for c in contacts], np.int64)
         self.touch = []  # per moving body: its contacts and their signs (+1 as body A, -1 as body B)
+        Gc = np.zeros((k, 3, nv))
         for b in np.unique(np.concatenate([A, B])):
             if b >= 0:
                 idx = np.flatnonzero((A == b) | (B == b))
                 self.touch.append((int(b), idx, np.where(A[idx] == b, 1.0, -1.0)))
+                Gc[idx] += self.touch[-1][2][:, None, None] * kh.point_jacobian(int(b), self.P[idx])
+        self.G = np.concatenate([np.array(rows).reshape(-1, nv), Gc.reshape(-1, nv)])
 
     def contact(self, i):
         r = self.nb + 3 * i
