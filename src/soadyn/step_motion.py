@@ -19,7 +19,7 @@ from ._kernels import joints as _kj
 from .joints import FREE, SPHERICAL
 from .kinematic_hessian import cross3
 
-__all__ = ["skew", "exp_series", "ad_matrix", "body_com", "position_rates", "correction_rates", "still_joints",
+__all__ = ["skew", "exp_series", "so3_series", "ad_matrix", "body_com", "position_rates", "correction_rates", "still_joints",
            "move", "step_velocity"]
 
 
@@ -42,6 +42,25 @@ def exp_series(A, shift: int, terms: int = 40):
         if np.abs(term).max() <= 1e-18:
             break
     return out
+
+
+def so3_series(v):
+    """``(exp(v~), sum_k (v~)^k / (k + 1)!)`` in closed form (Rodrigues): ``I + a v~ + b v~^2`` and ``I + b v~
+    + c v~^2`` with ``a = sin t / t``, ``b = (1 - cos t) / t^2``, ``c = (t - sin t) / t^3``, ``t = |v|``
+    (their Taylor series below ``t = 0.01``): :func:`exp_series` of a rotation's skew matrix."""
+    K = skew(v)
+    K2 = K @ K
+    t2 = float(v @ v)
+    if t2 < 1e-4:
+        a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0)
+        b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0)
+        c = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0)
+    else:
+        t = np.sqrt(t2)
+        s = np.sin(t)
+        a, b, c = s / t, 2.0 * np.sin(0.5 * t) ** 2 / t2, (t - s) / (t2 * t)
+    eye = np.eye(3)
+    return eye + a * K + b * K2, eye + b * K + c * K2
 
 
 def ad_matrix(xi):
@@ -70,8 +89,7 @@ def position_rates(model, qd, u, du, untouched, dt, nx):
         if t not in (FREE, SPHERICAL):
             continue
         w, dw, al = u[a:a + 3], du[a:a + 3], Iq[a:a + 3]
-        phi = skew(dt * w)
-        RwT, Jr = exp_series(-phi, 0), exp_series(-phi, 1)
+        RwT, Jr = so3_series(-dt * w)
         a1 = RwT @ al + dt * Jr @ dw
         dq1[a:a + 3] = a1
         if t == SPHERICAL:
@@ -97,8 +115,8 @@ def correction_rates(model, dq1, dc, ddc, dt):
     for b in range(model.nb):
         t, a = model.jnt_type[b], int(model.jnt_vadr[b])
         if t == SPHERICAL:
-            phi = skew(dt * dc[a:a + 3])
-            out[a:a + 3] = exp_series(-phi, 0) @ dq1[a:a + 3] + exp_series(-phi, 1) @ (dt * ddc[a:a + 3])
+            E, Jr = so3_series(-dt * dc[a:a + 3])
+            out[a:a + 3] = E @ dq1[a:a + 3] + Jr @ (dt * ddc[a:a + 3])
         elif t == FREE:
             ad = ad_matrix(dt * dc[a:a + 6])
             out[a:a + 6] = exp_series(-ad, 0) @ dq1[a:a + 6] + exp_series(-ad, 1) @ (dt * ddc[a:a + 6])
@@ -134,5 +152,5 @@ def step_velocity(model, qd_next, dt):
     for b in np.flatnonzero(model.jnt_type == FREE):
         a = int(model.jnt_vadr[b])
         w, c = u[a:a + 3], body_com(model, b)
-        u[a + 3:a + 6] = exp_series(skew(dt * w), 0) @ (u[a + 3:a + 6] + cross3(w, c)) - cross3(w, c)
+        u[a + 3:a + 6] = so3_series(dt * w)[0] @ (u[a + 3:a + 6] + cross3(w, c)) - cross3(w, c)
     return u
