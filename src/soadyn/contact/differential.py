@@ -188,13 +188,15 @@ def _contact(model, data, kh: KinematicHessian, i: int) -> ContactGeometry:
     return ContactGeometry(A, B, point, normal, gap, float(data.con_mu[i]), float(data.con_eps[i]), dp, dn, n @ dd)
 
 
-def _plane_point(planes):
-    """The point where three planes ``(body, normal a, point o)`` meet (``a_i . P = a_i . o_i``), or None where
-    they do not meet in one point."""
-    N = np.array([a for _, a, _ in planes])
-    if abs(np.linalg.det(N)) <= PARALLEL_TOL:
-        return None
-    return np.linalg.solve(N, np.array([a @ o for _, a, o in planes]))
+def _plane_points(cands) -> np.ndarray:
+    """The point where each candidate's three planes ``(body, normal a, point o)`` meet (``a_i . P = a_i .
+    o_i``), (n, 3); NaN where they do not meet in one point."""
+    N = np.array([[a for _, a, _ in planes] for _, planes in cands])
+    O = np.array([[o for _, _, o in planes] for _, planes in cands])
+    ok = np.abs(np.linalg.det(N)) > PARALLEL_TOL
+    P = np.full((len(cands), 3), np.nan)
+    P[ok] = np.linalg.solve(N[ok], np.einsum("kij,kij->ki", N[ok], O[ok])[:, :, None])[:, :, 0]
+    return P
 
 
 def _face_candidates(R, pr, hr, k, m, Ri, pi, hi, body_r, body_i):
@@ -297,12 +299,14 @@ def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
                 if np.abs(s * m - normal).max() > GEOMETRY_TOL:
                     continue
                 o, cands = _face_candidates(R, pr, hr, k, m, Ri, pi, hi, br, bi)
-                points = [(kind, planes, _plane_point(planes)) for kind, planes in cands]
+                P = _plane_points(cands)
+                g = (P - o) @ m
+                pm = P - 0.5 * g[:, None] * m
                 found = []
-                for p_d, n_d, g_d in det:
-                    hit = [(kind, planes, P) for kind, planes, P in points if P is not None
-                           and not _mismatch(P - 0.5 * (m @ (P - o)) * m, s * m, m @ (P - o), p_d, n_d, g_d)]
-                    found.append(hit[0] if hit else None)
+                for p_d, n_d, g_d in det:  # the first candidate that reproduces the contact (NaN never does)
+                    near = (np.abs(pm - p_d).max(axis=1) <= GEOMETRY_TOL) & (np.abs(g - g_d) <= GEOMETRY_TOL)
+                    hit = np.flatnonzero(near & (np.abs(s * m - n_d).max() <= GEOMETRY_TOL))
+                    found.append((*cands[hit[0]], P[hit[0]]) if hit.size else None)
                 refs.append((("face", br, m, o, s), found))
     if len(idx) == 1:
         for i in range(3):
