@@ -47,15 +47,15 @@ class ABADerivatives(NamedTuple):
 
 
 class FrameAccelerationDerivatives(NamedTuple):
-    """A frame's spatial velocity ``v`` and acceleration ``a`` (frame coordinates, without gravity) and
-    their partial derivatives (new arrays)."""
+    """A frame's spatial velocity ``v`` and acceleration ``a`` (without gravity; frame or world-aligned axes)
+    and their partial derivatives (new arrays)."""
 
     v: np.ndarray  # (6,)
     a: np.ndarray  # (6,)
     dv_dq: np.ndarray  # (6, nv), tangent space
     da_dq: np.ndarray  # (6, nv), tangent space
     da_dqd: np.ndarray  # (6, nv)
-    da_dqdd: np.ndarray  # (6, nv) = dv/dqd = the frame Jacobian (local)
+    da_dqdd: np.ndarray  # (6, nv) = dv/dqd = the frame Jacobian (same axes)
 
 
 def _checked(model, data, what: str) -> None:
@@ -121,11 +121,16 @@ def frame_jacobian_time_variation(model: Model, data: Data, q, qd, frame, refere
     return data.J, data.dJ
 
 
-def frame_acceleration_derivatives(model: Model, data: Data, q, qd, qdd, frame) -> FrameAccelerationDerivatives:
-    """Partial derivatives of the spatial velocity and acceleration of ``frame`` (frame coordinates, at
-    its origin, without gravity) with respect to ``q`` (tangent space), ``qd`` and ``qdd`` (Carpentier &
-    Mansard 2018, Sec. III; Pinocchio's ``getFrameAccelerationDerivatives`` with ``LOCAL``)."""
+def frame_acceleration_derivatives(model: Model, data: Data, q, qd, qdd, frame,
+                                   reference: str = "local") -> FrameAccelerationDerivatives:
+    """Partial derivatives of the spatial velocity and acceleration of ``frame`` (at its origin, without
+    gravity) with respect to ``q`` (tangent space), ``qd`` and ``qdd`` (Carpentier & Mansard 2018, Sec. III;
+    Pinocchio's ``getFrameAccelerationDerivatives``). ``reference="local"``: ``v``, ``a`` in the frame's axes
+    (Pinocchio's ``LOCAL``); ``"world_aligned"``: in world axes (``LOCAL_WORLD_ALIGNED``), whose derivatives
+    also follow the motion of the frame origin."""
     _checked(model, data, "frame_acceleration_derivatives")
+    if reference not in REFERENCES:
+        raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
     f = model.frame_id(frame)
     nv = (model.nv,)
     q = kernel_array(q, (model.nq,), "q")
@@ -133,8 +138,8 @@ def frame_acceleration_derivatives(model: Model, data: Data, q, qd, qdd, frame) 
     qdd = kernel_array(qdd, nv, "qdd")
     va = np.empty((6, 2))
     out = np.empty((4, 6, model.nv))
-    st = _kfd.frame_acceleration_derivatives(model.model_int, model.model_float, data.data_float, q, qd, qdd, f, va,
-                                             out)
+    st = _kfd.frame_acceleration_derivatives(model.model_int, model.model_float, data.data_float, q, qd, qdd, f,
+                                             reference == "local", va, out)
     if st:
         check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "frame_acceleration_derivatives"))
     return FrameAccelerationDerivatives(va[:, 0].copy(), va[:, 1].copy(), *out)

@@ -84,20 +84,27 @@ def test_frame_derivatives_match_finite_differences():
         assert_close(dJ @ qd, sd.frame_bias_acceleration(m, scratch, q, qd, frame, ref), ALGORITHMS,
                      f"dJ qd {ref}")
 
-    def va(q_, qd_, a_):
-        out = D.frame_acceleration_derivatives(m, scratch, q_, qd_, a_, frame)
-        return np.r_[out.v, out.a]
+    R = sd.frame_pose(m, scratch, q, frame)[:3, :3]
+    for ref in ("local", "world_aligned"):
+        def va(q_, qd_, a_):
+            out = D.frame_acceleration_derivatives(m, scratch, q_, qd_, a_, frame, ref)
+            return np.r_[out.v, out.a]
 
-    r = D.frame_acceleration_derivatives(m, data, q, qd, qdd, frame)
-    J = sd.frame_jacobian(m, scratch, q, frame)
-    assert_close(r.v, J @ qd, ALGORITHMS, "frame v")
-    assert_close(r.a, J @ qdd + sd.frame_bias_acceleration(m, scratch, q, qd, frame), ALGORITHMS, "frame a")
-    dq, dqd, dqdd = _fd(m, va, q, qd, qdd)
-    assert_close(r.dv_dq, dq[:6], FD_TOL, "dv_dq")
-    assert_close(r.da_dq, dq[6:], FD_TOL, "da_dq")
-    assert_close(dqd[:6], J, FD_TOL, "dv_dqd")
-    assert_close(r.da_dqd, dqd[6:], FD_TOL, "da_dqd")
-    assert_close(r.da_dqdd, dqdd[6:], FD_TOL, "da_dqdd")
+        r = D.frame_acceleration_derivatives(m, data, q, qd, qdd, frame, ref)
+        J = sd.frame_jacobian(m, scratch, q, frame, ref)
+        if ref == "local":
+            local = r
+            assert_close(r.v, J @ qd, ALGORITHMS, "frame v")
+            assert_close(r.a, J @ qdd + sd.frame_bias_acceleration(m, scratch, q, qd, frame), ALGORITHMS, "frame a")
+        else:  # the local spatial velocity and acceleration in world axes
+            for what, got, want in (("v", r.v, local.v), ("a", r.a, local.a)):
+                assert_close(got, np.r_[R @ want[:3], R @ want[3:]], ALGORITHMS, f"frame {what} {ref}")
+        dq, dqd, dqdd = _fd(m, va, q, qd, qdd)
+        assert_close(r.dv_dq, dq[:6], FD_TOL, f"dv_dq {ref}")
+        assert_close(r.da_dq, dq[6:], FD_TOL, f"da_dq {ref}")
+        assert_close(dqd[:6], J, FD_TOL, f"dv_dqd {ref}")
+        assert_close(r.da_dqd, dqd[6:], FD_TOL, f"da_dqd {ref}")
+        assert_close(r.da_dqdd, dqdd[6:], FD_TOL, f"da_dqdd {ref}")
 
 
 def test_batches_equal_single_calls():
@@ -126,6 +133,8 @@ def test_bad_input_is_named():
         D.aba_derivatives(m, m.data(), q, np.full(m.nv, np.nan), qdd)
     with pytest.raises(ValueError, match="reference"):
         D.frame_jacobian_time_variation(m, m.data(), q, qd, "tip1", "world")
+    with pytest.raises(ValueError, match="reference"):
+        D.frame_acceleration_derivatives(m, m.data(), q, qd, qdd, "tip1", "world")
 
 
 # ---------------------------------------------------------------------------------------- Pinocchio
@@ -173,7 +182,14 @@ def test_derivatives_match_pinocchio(name, frame):
         assert_close(dJ, want, PIN_DERIV_TOL, f"{name} dJ {ref}")
 
     pin.computeForwardKinematicsDerivatives(pm, pdata, qp, vp, c.v(qdd))
-    fa = D.frame_acceleration_derivatives(m, data, q, qd, qdd, frame)
-    for what, got, want in zip(("dv_dq", "da_dq", "da_dqd", "da_dqdd"), fa[2:],
-                               pin.getFrameAccelerationDerivatives(pm, pdata, fid, pin.LOCAL)):
-        assert_close(got, c.jacobian_to_sd(want), PIN_DERIV_TOL, f"{name} {what}")
+    for ref, pref in (("local", pin.LOCAL), ("world_aligned", pin.LOCAL_WORLD_ALIGNED)):
+        fa = D.frame_acceleration_derivatives(m, data, q, qd, qdd, frame, ref)
+        got = list(fa[2:])
+        if ref == "world_aligned":
+            # Pinocchio varies v and a at the frame origin held fixed in the world; soadyn's derivatives also
+            # follow the origin, which moves by the linear rows of the world-aligned Jacobian da_dqdd
+            got[0] = got[0] - np.r_[np.zeros((3, m.nv)), np.cross(fa.v[:3, None], fa.da_dqdd[3:], axis=0)]
+            got[1] = got[1] - np.r_[np.zeros((3, m.nv)), np.cross(fa.a[:3, None], fa.da_dqdd[3:], axis=0)]
+        for what, mine, want in zip(("dv_dq", "da_dq", "da_dqd", "da_dqdd"), got,
+                                    pin.getFrameAccelerationDerivatives(pm, pdata, fid, pref)):
+            assert_close(mine, c.jacobian_to_sd(want), PIN_DERIV_TOL, f"{name} {what} {ref}")

@@ -33,16 +33,34 @@ scratch row; ``deriv_B`` (nb, 6, 6) the ``B`` matrices (then composites); ``scra
 
 import numpy as np
 
-from .._jit import jit, parallel_jit, prange
+from .._jit import jit, parallel_jit, prange, view
+from . import layout
 from .joints import NOT_FINITE, OK, UNIVERSAL, all_finite
 from .kinematics import check_inputs, tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
 from .layout import (AM, DATA_FLOAT_SIZE, DERIV_B, DERIV_BW, DERIV_DW, DQDD_DQ, DQDD_DQD, DTAU_DQ, DTAU_DQD, F,
-                     FEXT_ZERO, FM, MINV, MM, NB, NV, QDD, SCRATCH, TAU, WK, data_aba, data_kinematics, data_world,
-                     dfield, model_extras, model_tree)
+                     FEXT_ZERO, FM, MINV, MM, NB, NV, QDD, SCRATCH, TAU, WK, data_kinematics, data_world, dfield,
+                     model_tree)
 from .tree import minv_passes, rnea_passes
 
 V_, A_, F_ = 0, 1, 2
 SD, DVDQ, DADQ, DADV, PS, QS, TMP = 0, 1, 2, 3, 4, 5, 6
+
+
+@jit
+def model_derivatives(mi, mf):
+    """``(body_subtree_end, gravity_accel)``, the Model fields the derivatives read besides the tree's."""
+    return (view(mi, mi[layout.MODEL_INT_OFF + layout.BODY_SUBTREE_END], mi[NB]),
+            view(mf, mi[layout.MODEL_FLOAT_OFF + layout.GRAVITY_ACCEL], 6))
+
+
+@jit
+def data_world_kinematics(mi, df):
+    """``(X_E, X_r, S, oR, op, oS, oI)``: body transforms, subspaces, world poses, subspaces and inertias (only
+    the fields used: each view opened costs a reference count)."""
+    nb, nv = mi[NB], mi[NV]
+    return (dfield(mi, df, layout.X_E, (nb, 3, 3)), dfield(mi, df, layout.X_R, (nb, 3)),
+            dfield(mi, df, layout.S, (nv, 6)), dfield(mi, df, layout.OR, (nb, 3, 3)), dfield(mi, df, layout.OP, (nb, 3)),
+            dfield(mi, df, layout.OS, (nv, 6)), dfield(mi, df, layout.OI, (nb, 6, 6)))
 
 
 @jit
@@ -301,10 +319,8 @@ def rnea_derivatives_state(mi, mf, df, q, qd, qdd, fext, tau, dtau_dq, dtau_dqd,
     st = check_inputs(jnt_type, jnt_qadr, q, qd, qdd, fext)
     if st != OK:
         return st
-    body_subtree_end = model_extras(mi, mf)[0]
-    gravity_accel = model_extras(mi, mf)[1]
-    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
-    oS, oI, oIA, oU = data_world(mi, df)
+    body_subtree_end, gravity_accel = model_derivatives(mi, mf)
+    X_E, X_r, S, oR, op, oS, oI = data_world_kinematics(mi, df)
     bw, dw, oB, T = data_derivatives(mi, df)
     tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                    body_Xtree_r, dof_S, q, X_E, X_r, S)
@@ -347,12 +363,12 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
     st = check_inputs(jnt_type, jnt_qadr, q, qd, tau, fext)
     if st != OK:
         return st
-    body_subtree_end = model_extras(mi, mf)[0]
-    gravity_accel = model_extras(mi, mf)[1]
+    body_subtree_end, gravity_accel = model_derivatives(mi, mf)
     nb, nv = mi[NB], mi[NV]
     X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
     oS, oI, oIA, oU = data_world(mi, df)
-    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    D, Dinv = dfield(mi, df, layout.D, (nb, 6, 6)), dfield(mi, df, layout.DINV, (nb, 6, 6))
+    u, a = dfield(mi, df, layout.UU, nv), dfield(mi, df, layout.A, (nb, 6))
     bw, dw, oB, T = data_derivatives(mi, df)
     rtau = dfield(mi, df, TAU, nv)
     # kinematics, world subspaces and inertias, M^-1 (tree.minv_passes)

@@ -7,16 +7,18 @@ For a frame on body ``b`` at world pose ``(R, p)`` and a dof ``l`` of ``b``'s an
 included), with ``V``, ``A`` the world spatial velocity and acceleration of ``b`` (module docstring of
 :mod:`.derivatives`): ``dv/dq_l = X (dV/dq_l)``, ``dv/dqd_l = X S_l``, ``da/dq_l = X (dA/dq_l -
 V x dV/dq_l)``, ``da/dqd_l = X (dA/dqd_l + S_l x V)``, ``da/dqdd_l = X S_l``, where ``X = ^fX_0`` maps
-world motion vectors into the frame (the transport of the moving frame removes the ``S_l x`` terms).
+world motion vectors into the frame (the transport of the moving frame removes the ``S_l x`` terms); the
+world-aligned variants are in :func:`frame_acceleration_derivatives`.
 """
 
 from .._jit import jit
-from .derivatives import A_, DADQ, DADV, DVDQ, SD, V_, cross_at, data_derivatives, world_motion_pass
+from .derivatives import (A_, DADQ, DADV, DVDQ, SD, V_, cross_at, data_derivatives, data_world_kinematics,
+                          world_motion_pass)
 from .frames import frame_world_pose
 from .joints import BAD_IN, NOT_FINITE, OK, all_finite
 from .kinematics import check_state, tree_positions, world_poses, world_subspaces
-from .layout import (DJ, FRAME_BODY, FRAME_P, FRAME_R_, J_, NF, NV, data_aba, data_kinematics, data_world, dfield, mint,
-                     model_extras, model_tree)
+from .layout import (DJ, FRAME_BODY, FRAME_P, FRAME_R_, J_, NF, NV, data_aba, data_world, dfield, mint, model_extras,
+                     model_tree)
 
 
 @jit
@@ -43,8 +45,7 @@ def frame_kinematics(mi, mf, df, q, qd, qdd, frame):
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(mi, mf)
     body_subtree_end, gravity_accel, frame_E, frame_r = model_extras(mi, mf)
-    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
-    oS = data_world(mi, df)[0]
+    X_E, X_r, S, oR, op, oS, oI = data_world_kinematics(mi, df)
     bw, dw, oB, T = data_derivatives(mi, df)
     a0 = T[3, 0]
     a0[:] = 0.0
@@ -114,10 +115,14 @@ def frame_jacobian_time_variation(model_int, model_float, data_float, q, qd, fra
 
 
 @jit
-def frame_acceleration_derivatives(model_int, model_float, data_float, q, qd, qdd, frame, va, out):
-    """The spatial velocity and acceleration (frame coordinates, no gravity) of frame ``frame``, the columns
-    of ``va`` (6, 2), and their partial derivatives (module docstring) ``out`` (4, 6, nv): ``dv/dq``, ``da/dq``
-    (tangent space), ``da/dqd``, ``da/dqdd`` (= ``dv/dqd`` = the local frame Jacobian)."""
+def frame_acceleration_derivatives(model_int, model_float, data_float, q, qd, qdd, frame, local, va, out):
+    """The spatial velocity and acceleration (no gravity) of frame ``frame``, the columns of ``va`` (6, 2),
+    and their partial derivatives ``out`` (4, 6, nv): ``dv/dq``, ``da/dq`` (tangent space), ``da/dqd``,
+    ``da/dqdd`` (= ``dv/dqd`` = the frame Jacobian). Local (module docstring): frame coordinates. World-aligned
+    (``local`` false): ``v = [V_w; V_v + V_w x p]`` and ``a = [A_w; A_v + A_w x p]`` at the frame origin ``p``
+    in world axes, whose variations along dof ``l`` are those of ``V``, ``A`` (``S_l x V + dV/dq_l``,
+    ``S_l x A + dA/dq_l - V x dV/dq_l``) at ``p`` plus the motion of ``p``, ``dp_l = s_v + s_w x p``:
+    ``[0; V_w x dp_l]`` and ``[0; A_w x dp_l]``."""
     tree = model_tree(model_int, model_float)
     st = check_state(tree[1], tree[2], q, qd)
     if st != OK:
@@ -136,22 +141,45 @@ def frame_acceleration_derivatives(model_int, model_float, data_float, q, qd, qd
     if b < 0:
         return OK
     V, A = bw[V_], bw[A_]
-    x = T[3]  # rows 1, 2: scratch
-    to_frame(R, p, V, b, va, 0, True)
-    to_frame(R, p, A, b, va, 1, True)
+    x = T[3]  # rows 1-3: scratch
+    to_frame(R, p, V, b, va, 0, local)
+    to_frame(R, p, A, b, va, 1, local)
     dVdq, dAdq, dAdv = dw[DVDQ], dw[DADQ], dw[DADV]
     j = b
     while j >= 0:
         for k in range(vadr[j], vadr[j] + jnv[j]):
-            to_frame(R, p, dVdq, k, dv_dq, k, True)
-            to_frame(R, p, oS, k, da_dqdd, k, True)
-            cross_at(V, b, dVdq, k, x, 1)
+            to_frame(R, p, oS, k, da_dqdd, k, local)
+            # x1 = dV/dq_k, x2 = dA/dq_k - V x dV/dq_k (+ the world-aligned transport terms S_k x V, S_k x A)
+            cross_at(V, b, dVdq, k, x, 2)
             for m in range(6):
-                x[1, m] = dAdq[k, m] - x[1, m]
-            to_frame(R, p, x, 1, da_dq, k, True)
-            cross_at(oS, k, V, b, x, 2)
+                x[1, m] = dVdq[k, m]
+                x[2, m] = dAdq[k, m] - x[2, m]
+            if not local:
+                cross_at(oS, k, V, b, x, 3)
+                for m in range(6):
+                    x[1, m] += x[3, m]
+                cross_at(oS, k, A, b, x, 3)
+                for m in range(6):
+                    x[2, m] += x[3, m]
+            to_frame(R, p, x, 1, dv_dq, k, local)
+            to_frame(R, p, x, 2, da_dq, k, local)
+            if not local:  # the motion of the frame origin: dp_k is the linear part of the world-aligned J_k
+                add_cross_to_linear(V, b, da_dqdd, k, dv_dq)
+                add_cross_to_linear(A, b, da_dqdd, k, da_dq)
+            cross_at(oS, k, V, b, x, 3)
             for m in range(6):
-                x[2, m] += dAdv[k, m]
-            to_frame(R, p, x, 2, da_dqd, k, True)
+                x[3, m] += dAdv[k, m]
+            to_frame(R, p, x, 3, da_dqd, k, local)
         j = parent[j]
     return OK if all_finite(out) else NOT_FINITE
+
+
+@jit
+def add_cross_to_linear(X, b, J, k, out):
+    """``out[3:6, k] += X[b]_w x J[3:6, k]`` (the angular part of the row ``X[b]`` crossed with the linear
+    part of column ``k`` of ``J``)."""
+    w0, w1, w2 = X[b, 0], X[b, 1], X[b, 2]
+    d0, d1, d2 = J[3, k], J[4, k], J[5, k]
+    out[3, k] += w1 * d2 - w2 * d1
+    out[4, k] += w2 * d0 - w0 * d2
+    out[5, k] += w0 * d1 - w1 * d0
