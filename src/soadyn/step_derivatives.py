@@ -542,11 +542,11 @@ def step_derivatives(sim: Simulator, q, qd, tau=None) -> StepDerivatives:
     W = Gr @ Minv @ Gr.T
     tgt = Gr @ qf
     tgt[:nb] += st.loop_erp * rows.phi / dt
-    for i, c in enumerate(contacts):
-        tgt[nb + 3 * i] += _bias_scale(c.gap, split, st.erp) * c.gap / dt
+    tgt[nb::3] += np.array([_bias_scale(c.gap, split, st.erp) * c.gap / dt for c in contacts]).reshape(k)
     n = nb + k * (nf + 2)
     M, qv, z, lam = np.empty((n, n)), np.empty(n), np.zeros(n), np.zeros(nb + 3 * k)
-    modes, edges, sigma, degenerate = [], [], np.zeros(0), []
+    modes, edges, sigma = [], [], np.zeros(0)
+    degenerate = [(i, c.degenerate) for i, c in enumerate(contacts) if c.degenerate]
     if n > 0:
         _kcon.pyramid_lcp(W, tgt, nb, k, nf, mu, M, qv)
         z = solve_mlcp(M, qv, nb, st.max_pivots, st.tikhonov).z

@@ -331,7 +331,18 @@ def test_box_resting_flat_on_a_box_takes_the_base_face():
     q, qd = box_state((0.05, -0.02, SMALL[2] - 5e-4), FLOOR)
     cs = check_geometry_fd(m, q)
     assert len(cs) == 4 and all(np.abs(c.dnormal).max() == 0.0 for c in cs)
-    check_fd(sd.Simulator(m, dt=1e-3, contact=settings()), q, qd, np.zeros(6), ("sticking",) * 4)
+    d = check_fd(sd.Simulator(m, dt=1e-3, contact=settings()), q, qd, np.zeros(6), ("sticking",) * 4)
+    assert not any("parallel faces" in why for _, why in d.degenerate)
+
+
+def test_crossed_parallel_faces_are_reported_degenerate():
+    """Equal faces crossed at 45 degrees (the clipped octagon reduced to 4 points): neither face holds the
+    other, the reference switches with the tilt, every contact is reported."""
+    m = box_on_box(base=(0.05, 0.05, 0.05), small=(0.05, 0.05, 0.03))
+    R = rotvec((0, 0, np.pi / 4 + 0.1))
+    q, qd = box_state((0.003, -0.002, 0.03 - 3e-4), R, v=(0.2, 0.1, 0))
+    d = step_derivatives(sd.Simulator(m, dt=1e-3, contact=settings()), q, qd)
+    assert len(d.modes) == 4 and {i for i, why in d.degenerate if "parallel faces" in why} == {0, 1, 2, 3}
 
 
 def test_box_on_a_free_box_matches_differences():

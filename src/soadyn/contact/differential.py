@@ -30,7 +30,7 @@ contact of the pair from the same reference (a face of either box, or the edge p
 reproduce it. Where two references do, the faces being parallel, the one whose face holds all the
 contacts as corners of the other box is taken (the box whose face holds the other's face: the separating
 axis test picks it on either side of the tie, so the derivatives are two-sided), else the detection's
-order (faces of the first box, of the second, edge pairs). Other pairs (a sphere against a box edge,
+order (faces of the first box, of the second, edge pairs), and the contacts say they are degenerate. Other pairs (a sphere against a box edge,
 capsule-capsule, a box corner against a box edge or corner, boxes repeating their shared corners with
 ``corner_normals``, pairs found by GJK/EPA) raise ``ValueError``: their witness points slide along edges or
 come from an iterative search. The derivatives are those of these formulas, so they hold while each
@@ -64,7 +64,8 @@ _FLAT = (GEOM_PLANE, GEOM_HALFSPACE)
 class ContactGeometry:
     """One contact: bodies ``A``, ``B`` (-1 world), world ``point``, unit ``normal`` from B to A, ``gap``,
     friction ``mu``, restitution ``eps``, and the configuration derivatives (tangent space) ``dpoint``
-    (3, nv), ``dnormal`` (3, nv), ``dgap`` (nv,)."""
+    (3, nv), ``dnormal`` (3, nv), ``dgap`` (nv,); ``degenerate``: why the detection is not differentiable
+    there (the derivatives are then those of the model taken), or empty."""
 
     A: int
     B: int
@@ -76,6 +77,7 @@ class ContactGeometry:
     dpoint: np.ndarray
     dnormal: np.ndarray
     dgap: np.ndarray
+    degenerate: str = ""
 
 
 def _tree(model: Model) -> tuple:
@@ -324,6 +326,8 @@ def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
                          "contact" + ("" if False in hit else " from one reference for the whole pair"))
     cornered = [w for w in whole if w[0][0] == "face" and all(f[0] == "corner" for f in w[1])]
     ref, found = (cornered or whole)[0]
+    why = "" if len(cornered or whole) == 1 else ("box-box: parallel faces of which neither holds the other alone; "
+                                                 "the reference face, and so the normal, switches with the tilt")
     out = []
     for c, i in enumerate(idx):
         if ref[0] == "face":
@@ -332,7 +336,7 @@ def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
         else:
             geo = _edge_model(kh, boxes[0][0], boxes[1][0], *ref[1], True)
         out.append(ContactGeometry(boxes[0][0], boxes[1][0], *det[c], float(data.con_mu[i]), float(data.con_eps[i]),
-                                   *geo[3:]))
+                                   *geo[3:], why))
     return out
 
 
