@@ -208,14 +208,14 @@ def body_forces(oR, op, oI, fext, bw, oB, Y):
 
 
 @jit
-def composite_pass(parent, vadr, jnv, oS, oIc, oB, bw, dw, tau):
+def composite_pass(parent, vadr, jnv, armature, oS, qdd, oIc, oB, bw, dw, tau):
     """Pass: leaves to root. Composite ``Ic``, ``Bc``, ``Fc`` (added into the parent's after use);
-    ``tau_k = S_k . Fc``, ``Ic S_k`` and ``Bc^T S_k`` per dof."""
+    ``tau_k = S_k . Fc + armature_k qdd_k``, ``Ic S_k`` and ``Bc^T S_k`` per dof."""
     F = bw[F_]
     PS_, QS_ = dw[PS], dw[QS]
     for i in range(parent.shape[0] - 1, -1, -1):
         for k in range(vadr[i], vadr[i] + jnv[i]):
-            tau[k] = dot_at(oS, k, F, i)
+            tau[k] = dot_at(oS, k, F, i) + armature[k] * qdd[k]
             for m in range(6):
                 a = 0.0
                 b = 0.0
@@ -234,10 +234,11 @@ def composite_pass(parent, vadr, jnv, oS, oIc, oB, bw, dw, tau):
 
 
 @jit
-def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau_dq, dtau_dqd, M):
+def assemble(parent, jtype, vadr, jnv, subtree_end, armature, oS, oIc, oB, bw, dw, G, dtau_dq, dtau_dqd, M):
     """Fill ``dtau/dq``, ``dtau/dqd`` and ``M`` column by column (module docstring): rows of the subtree
     from the per-dof composites, rows of the ancestors from the body's composites (``M`` symmetric: its
-    ancestor rows are mirrored into the subtree's). ``G`` (>= 2, 6) scratch."""
+    ancestor rows are mirrored into the subtree's; the joint armature on its diagonal). ``G`` (>= 2, 6)
+    scratch."""
     F = bw[F_]
     dVdq, dAdq, dAdv, PS_, QS_ = dw[DVDQ], dw[DADQ], dw[DADV], dw[PS], dw[QS]
     dtau_dq[:] = 0.0
@@ -282,6 +283,7 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau
                                   + r0 * s0 + r1 * s1 + r2 * s2 + r3 * s3 + r4 * s4 + r5 * s5)
             for k in range(va, va + n):
                 M[k, l] = dot_at(PS_, k, oS, l)
+            M[l, l] += armature[l]
             # the ancestors' rows: S_k . G0, S_k . G1, S_k . Ic S_l
             g0, g1, g2, g3, g4, g5 = G[0, 0], G[0, 1], G[0, 2], G[0, 3], G[0, 4], G[0, 5]
             h0, h1, h2, h3, h4, h5 = G[1, 0], G[1, 1], G[1, 2], G[1, 3], G[1, 4], G[1, 5]
@@ -294,20 +296,6 @@ def assemble(parent, jtype, vadr, jnv, subtree_end, oS, oIc, oB, bw, dw, G, dtau
                     dtau_dqd[k, l] = x0 * h0 + x1 * h1 + x2 * h2 + x3 * h3 + x4 * h4 + x5 * h5
                     M[k, l] = M[l, k] = x0 * e0 + x1 * e1 + x2 * e2 + x3 * e3 + x4 * e4 + x5 * e5
                 j = parent[j]
-
-
-@jit
-def derivative_passes(parent, jtype, vadr, jnv, subtree_end, armature, a0, oR, op, oS, oI, qd, qdd, fext, bw, dw, oB,
-                      T, tau, dtau_dq, dtau_dqd, M):
-    """The passes of :func:`rnea_derivatives` after the world kinematics (``oR, op, oS, oI``); ``oI`` ends
-    holding the composite inertias. ``T`` (4, 6, 6) scratch."""
-    world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw)
-    body_forces(oR, op, oI, fext, bw, oB, T[0])
-    composite_pass(parent, vadr, jnv, oS, oI, oB, bw, dw, tau)
-    assemble(parent, jtype, vadr, jnv, subtree_end, oS, oI, oB, bw, dw, T[1], dtau_dq, dtau_dqd, M)
-    for k in range(tau.shape[0]):  # the joint armature: armature qdd in tau, on the diagonal of M
-        tau[k] += armature[k] * qdd[k]
-        M[k, k] += armature[k]
 
 
 # ------------------------------------------------------------------------------------------------ RNEA
@@ -327,8 +315,12 @@ def rnea_derivatives_state(mi, mf, df, q, qd, qdd, fext, tau, dtau_dq, dtau_dqd,
     world_poses(body_parent, X_E, X_r, oR, op)
     world_subspaces(body_parent, jnt_vadr, jnt_nv, S, oR, op, oS)
     world_inertias(body_I, oR, op, oI)
-    derivative_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, gravity_accel, oR, op,
-                      oS, oI, qd, qdd, fext, bw, dw, oB, T, tau, dtau_dq, dtau_dqd, M)
+    # the passes of the module docstring (oI ends holding the composite inertias)
+    world_motion_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, qdd, gravity_accel, bw, dw)
+    body_forces(oR, op, oI, fext, bw, oB, T[0])
+    composite_pass(body_parent, jnt_vadr, jnt_nv, dof_armature, oS, qdd, oI, oB, bw, dw, tau)
+    assemble(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, oS, oI, oB, bw, dw, T[1], dtau_dq,
+             dtau_dqd, M)
     return OK if all_finite(tau) else NOT_FINITE
 
 
@@ -394,8 +386,11 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
     # the RNEA derivatives at (q, qd, qdd), then dqdd/dq = -M^-1 dtau/dq, dqdd/dqd = -M^-1 dtau/dqd
     dtau_dq = dfield(mi, df, DTAU_DQ, (nv, nv))
     dtau_dqd = dfield(mi, df, DTAU_DQD, (nv, nv))
-    derivative_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, gravity_accel, oR, op,
-                      oS, oI, qd, qdd, fext, bw, dw, oB, T, rtau, dtau_dq, dtau_dqd, dfield(mi, df, MM, (nv, nv)))
+    world_motion_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, qdd, gravity_accel, bw, dw)
+    body_forces(oR, op, oI, fext, bw, oB, T[0])
+    composite_pass(body_parent, jnt_vadr, jnt_nv, dof_armature, oS, qdd, oI, oB, bw, dw, rtau)
+    assemble(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, oS, oI, oB, bw, dw, T[1], dtau_dq,
+             dtau_dqd, dfield(mi, df, MM, (nv, nv)))
     minus_minv_product(Minv, dtau_dq, dqdd_dq)
     minus_minv_product(Minv, dtau_dqd, dqdd_dqd)
     return OK if all_finite(qdd) else NOT_FINITE
