@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _F64 = np.dtype(np.float64)
+_NDARRAY = np.ndarray
 REFERENCES = ("local", "world_aligned")
 
 
@@ -49,12 +50,10 @@ def as_array(x, shape: tuple, name: str) -> np.ndarray:
 
 def kernel_array(x, shape: tuple, name: str) -> np.ndarray:
     """``x`` as the kernels take it: the array itself when it is float64, of ``shape``, C-contiguous,
-    aligned and writeable (checked in O(1), nothing copied); otherwise a converted copy: the one array
-    form the kernels are compiled for, so no input compiles a second signature."""
-    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == shape:
-        fl = x.flags
-        if fl.c_contiguous and fl.writeable and fl.aligned:
-            return x
+    aligned and writeable (``flags.carray``; checked in O(1), nothing copied); otherwise a converted copy: the
+    one array form the kernels are compiled for, so no input compiles a second signature."""
+    if type(x) is _NDARRAY and x.dtype is _F64 and x.shape == shape and x.flags.carray:
+        return x
     return np.array(as_array(x, shape, name), dtype=np.float64, order="C")
 
 
@@ -113,7 +112,8 @@ def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ex
 
 def coupled(model) -> bool:
     """True for a model with coupled coordinates (:class:`soadyn.mimic.MimicModel`): the public functions
-    hand it its own computation (through its tree model)."""
+    hand it its own computation (through its tree model). The per-call functions test ``type(model) is not
+    Model`` first, which spares a plain Model this call."""
     return not isinstance(model, Model) and hasattr(model, "coupled_call")
 
 
@@ -180,7 +180,7 @@ def frame_pose(model: Model, data: Data, q, frame) -> np.ndarray:
 def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local") -> np.ndarray:
     """Frame Jacobian (6, nv) with ``[w; v] = J qd`` the frame's spatial velocity at its origin, in frame
     coordinates (``reference="local"``) or world-aligned axes (``"world_aligned"``). Returns ``data.J``."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("frame_jacobian", data, q, frame, reference)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)
@@ -235,7 +235,7 @@ def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: s
 def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     """Inverse dynamics by the recursive Newton-Euler algorithm (RBDA Table 5.1):
     ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_i J_i^T f_ext_i``. Returns ``data.tau`` (nv,)."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)
@@ -253,7 +253,7 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
 def crba(model: Model, data: Data, q) -> np.ndarray:
     """Joint-space inertia matrix ``M(q)`` by the composite-rigid-body algorithm (RBDA Table 6.2).
     Returns ``data.M`` (nv, nv)."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("crba", data, q)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)
@@ -267,7 +267,7 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
 def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     """Forward dynamics by the O(N) articulated-body algorithm (RBDA Table 7.1):
     ``qdd = M^-1 (tau - C qd - g + sum_i J_i^T f_ext_i)``. Returns ``data.qdd`` (nv,)."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("aba", data, q, qd, tau, f_ext)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)
@@ -285,7 +285,7 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
 def minv(model: Model, data: Data, q) -> np.ndarray:
     """``M(q)^-1`` in O(N^2) by the articulated-body factorization (Jain 2014 Eq. 59), never inverting a
     dense matrix. Returns ``data.Minv`` (nv, nv)."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("minv", data, q)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)

@@ -511,8 +511,15 @@ def exercise(out_path: str) -> None:
                     for s in sigs:
                         if s not in before[k]:
                             origin.setdefault(k, []).append([s, model.name, fname, kind or "plain"])
+    from numba.core import types
+
+    def holds_array(t):
+        return isinstance(t, types.Array) or (isinstance(t, types.BaseTuple) and any(map(holds_array, t.types)))
+
+    array_returns = {k: str(o.overloads[s].signature.return_type) for k, o in disp.items() for s in o.signatures
+                     if holds_array(o.overloads[s].signature.return_type)}
     Path(out_path).write_text(json.dumps({"origin": origin, "final": snapshot(), "failures": failures,
-                                          "covered": sorted(covered)}))
+                                          "covered": sorted(covered), "array_returns": array_returns}))
 
 
 @pytest.fixture(scope="module")
@@ -546,6 +553,13 @@ def test_awkward_inputs_are_accepted(exercised):
 def test_every_entry_kernel_ran(exercised):
     never = sorted(k for k in entry_kernel_names() if k in exercised["final"] and not exercised["final"][k])
     assert not never, f"kernels called from Python that the exercise never ran (extend _api_calls): {never}"
+
+
+def test_entry_kernels_return_no_array(exercised):
+    """A ``soadyn._jit.view`` holds no reference to its buffer, so no kernel may hand one back to Python: the
+    kernels called from Python return status codes and numbers."""
+    returned = {k: t for k, t in exercised["array_returns"].items() if k in entry_kernel_names()}
+    assert not returned, f"kernels called from Python that return arrays: {returned}"
 
 
 KNOWN_RECOMPILES = {}

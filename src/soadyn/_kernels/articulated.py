@@ -1,24 +1,29 @@
 """Articulated-body passes (RBDA ch. 7; Jain 2014 Eq. 59): per-joint factors ``U = P S``, ``D = S^T U``,
 ``D^-1``, the rank-n downdate a body passes to its parent, the ABA passes after kinematics, and the
 articulated inertias alone (for M^-1 and the operational space compliance).
+
+The per-body helpers a pass calls take whole arrays and the body's index, not the body's rows: a row
+such as ``IA[i]`` handed to a function that is not inlined costs about 20 ns per call (the view is built,
+passed field by field and reference counted), more than a one-dof step itself.
 """
 
 from .._jit import jit
 from .joints import OK, SINGULAR, principal_axis
 from .kinematics import tree_positions, tree_velocities
-from .spatial import add_XtIX, cross_force_add, inertia_mul, mul6, spd_inverse, xforce_T_add, xmotion
+from .spatial import add_XtIX, cross_force_add, inertia_mul, positive_pivot, spd_inverse, xforce_T_add, xmotion
 
 
 @jit
-def rank_n_downdate(P, U, Dinv, va, n, out, G):
-    """out += P - U D^-1 U^T for the rows ``U[va:va+n]`` (each a 6-vector) of a joint with ``n`` dofs: the
-    articulated inertia a body passes to its parent (RBDA Eq. 7.23). ``G`` (6, 6) scratch holds
-    ``G = D^-1 U^T`` row by row."""
+def rank_n_downdate(IA, i, U, Dinv, va, n, out, G):
+    """out += P - U D^-1 U^T with ``P = IA[i]``, ``D^-1 = Dinv[i]`` and the rows ``U[va:va+n]`` (each a
+    6-vector) of body ``i``'s joint with ``n`` dofs: the articulated inertia a body passes to its parent
+    (RBDA Eq. 7.23). ``G`` (6, 6) scratch holds ``G = D^-1 U^T`` row by row."""
+    P, Dj = IA[i], Dinv[i]
     for d in range(n):
         for m in range(6):
             s = 0.0
             for e in range(n):
-                s += Dinv[d, e] * U[va + e, m]
+                s += Dj[d, e] * U[va + e, m]
             G[d, m] = s
     for m in range(6):
         for l in range(6):
@@ -36,45 +41,57 @@ def rank_n_downdate(P, U, Dinv, va, n, out, G):
 
 
 @jit
-def joint_factors(P, S, armature, va, n, m, U, Dj, Djinv):
-    """The articulated-body factors of a joint with ``n`` dofs at rows ``va``: ``U = P S`` (rows of ``U``),
-    ``D = S^T U + diag(armature)`` and ``D^-1`` (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the
-    joint's own coordinates, adds to the joint-space inertia the way it adds to ``diag(M)``). ``m``: the
-    joint's :func:`joints.principal_axis` code in the frame of ``P`` (-1: none), for which ``U`` is column
-    ``m`` of ``P`` and ``D = P[m, m]``. Returns False if ``D`` is not positive definite."""
+def joint_factors(IA, i, S, armature, va, n, m, U, D, Dinv):
+    """The articulated-body factors of body ``i``'s joint with ``n`` dofs at rows ``va``, from its articulated
+    inertia ``P = IA[i]``: ``U = P S`` (rows of ``U``), ``D_i = S^T U + diag(armature)`` and ``Dinv_i = D_i^-1``
+    (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the joint's own coordinates, adds to the
+    joint-space inertia the way it adds to ``diag(M)``). ``m``: the joint's :func:`joints.principal_axis`
+    code in the frame of ``P`` (-1: none), for which ``U`` is column ``m`` of ``P`` and ``D = P[m, m]``; a
+    one-dof ``D`` is inverted as a reciprocal. Returns False if ``D`` is not positive definite."""
+    P, Dj = IA[i], D[i]
     if m >= 0:
         for l in range(6):
             U[va, l] = P[l, m]
         Dj[0, 0] = P[m, m] + armature[va]
-        return spd_inverse(Dj, 1, Djinv)
-    for d in range(n):
-        mul6(P, S[va + d], U[va + d])
-    for d in range(n):
-        for e in range(n):
-            s = 0.0
-            for m in range(6):
-                s += S[va + d, m] * U[va + e, m]
-            Dj[d, e] = s
-        Dj[d, d] += armature[va + d]
-    return spd_inverse(Dj, n, Djinv)
+    else:
+        for d in range(n):
+            for r in range(6):
+                s = 0.0
+                for c in range(6):
+                    s += P[r, c] * S[va + d, c]
+                U[va + d, r] = s
+        for d in range(n):
+            for e in range(n):
+                s = 0.0
+                for l in range(6):
+                    s += S[va + d, l] * U[va + e, l]
+                Dj[d, e] = s
+            Dj[d, d] += armature[va + d]
+    if n == 1:
+        if not positive_pivot(Dj[0, 0], abs(Dj[0, 0])):
+            return False
+        Dinv[i, 0, 0] = 1.0 / Dj[0, 0]
+        return True
+    return spd_inverse(Dj, n, Dinv[i])
 
 
 @jit
-def joint_acceleration(S, U, Djinv, u, va, n, a, qdd, w):
-    """Pass-3 step of the ABA (RBDA Table 7.1): ``qdd_i = D^-1 (u_i - U^T a_i)``, then ``a_i += S qdd_i``,
-    with ``a`` the body's acceleration before its joint moves; ``w`` (6,) scratch."""
+def joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, w):
+    """Pass-3 step of the ABA (RBDA Table 7.1) for body ``i``: ``qdd_i = D_i^-1 (u_i - U^T a_i)``, then
+    ``a_i += S qdd_i``, with ``a[i]`` the body's acceleration before its joint moves; ``w`` (6,) scratch."""
+    Dj, ai = Dinv[i], a[i]
     for d in range(n):
         s = u[va + d]
         for m in range(6):
-            s -= U[va + d, m] * a[m]
+            s -= U[va + d, m] * ai[m]
         w[d] = s
     for d in range(n):
         s = 0.0
         for e in range(n):
-            s += Djinv[d, e] * w[e]
+            s += Dj[d, e] * w[e]
         qdd[va + d] = s
         for m in range(6):
-            a[m] += S[va + d, m] * s
+            ai[m] += S[va + d, m] * s
 
 
 @jit
@@ -83,22 +100,25 @@ def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
     without a transform (Featherstone RBDA Sec. 7.3 in a common frame): ``U_i = P_i S_i``,
     ``D_i = S_i^T U_i``, ``P_p += P_i - U_i D_i^-1 U_i^T``. ``G`` (6, 6) scratch. Returns OK or
     ``SINGULAR | i << 8``."""
-    oIA[:] = oI
+    for i in range(parent.shape[0]):
+        for m in range(6):
+            for l in range(6):
+                oIA[i, m, l] = oI[i, m, l]
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(oIA[i], oS, armature, va, n, -1, oU, D[i], Dinv[i]):
+        if not joint_factors(oIA, i, oS, armature, va, n, -1, oU, D, Dinv):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
-            rank_n_downdate(oIA[i], oU, Dinv[i], va, n, oIA[p], G)
+            rank_n_downdate(oIA, i, oU, Dinv, va, n, oIA[p], G)
     return OK
 
 
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
 def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a,
-               qdd, T, Ia, tmp, pa, G):
+               qdd, T):
     """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).
     pass 1 (root to leaves): ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
     pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
@@ -106,12 +126,16 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
     ``pA_p += X^T pa``;
     pass 3 (root to leaves): ``a'_i = ^iX_p a_p + c_i``, ``qdd_i = D_i^-1 (u_i - U_i^T a'_i)``,
     ``a_i = a'_i + S_i qdd_i``.
-    On return ``IA`` holds the articulated inertias, ``U``, ``D``, ``Dinv`` the AB factors.
+    On return ``IA`` holds the articulated inertias, ``U``, ``D``, ``Dinv`` the AB factors. ``T`` (4, 6, 6)
+    scratch: ``Ia = T[1]``, the 6-vectors ``pa``, ``tmp`` in ``T[2]``, ``G = T[3]``, ``T[0]`` for :func:`add_XtIX`.
     Returns ``OK`` or ``SINGULAR | i << 8`` when ``D_i`` is not positive definite."""
     nb = parent.shape[0]
+    Tx, Ia, pa, tmp, G = T[0], T[1], T[2, 0], T[2, 1], T[3]
     # pass 1
     for i in range(nb):
-        IA[i] = I[i]
+        for m in range(6):
+            for l in range(6):
+                IA[i, m, l] = I[i, m, l]
         inertia_mul(I[i], v[i], tmp)
         for m in range(6):
             pA[i, m] = -fext[i, m]
@@ -120,7 +144,8 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
     for i in range(nb - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, armature, va, n, principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2]), U, D[i], Dinv[i]):
+        if not joint_factors(IA, i, S, armature, va, n, principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2]), U, D,
+                             Dinv):
             return SINGULAR | (i << 8)
         for d in range(n):
             s = tau[va + d]
@@ -136,7 +161,7 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
                     s += Dinv[i, d, e] * u[va + e]
                 tmp[d] = s  # Dinv u
             Ia[:] = 0.0
-            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, G)
+            rank_n_downdate(IA, i, U, Dinv, va, n, Ia, G)
             for m in range(6):
                 s = pA[i, m]
                 for l in range(6):
@@ -144,7 +169,7 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
                 for d in range(n):
                     s += U[va + d, m] * tmp[d]
                 pa[m] = s
-            add_XtIX(X_E[i], X_r[i], Ia, IA[p], T)
+            add_XtIX(X_E, X_r, i, Ia, IA, p, Tx)
             xforce_T_add(X_E[i], X_r[i], pa, pA[p])
     # pass 3
     for i in range(nb):
@@ -155,7 +180,7 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
             xmotion(X_E[i], X_r[i], a0, a[i])
         for m in range(6):
             a[i, m] += c[i, m]
-        joint_acceleration(S, U, Dinv[i], u, vadr[i], jnv[i], a[i], qdd, tmp)
+        joint_acceleration(S, U, Dinv, i, u, vadr[i], jnv[i], a, qdd, tmp)
     return OK
 
 
@@ -168,25 +193,27 @@ def aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, T[2, 1])
     return aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv,
-                      u, a, qdd, T[0], T[1], T[2, 1], T[2, 0], T[3])
+                      u, a, qdd, T)
 
 
 @jit
 def articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T, Ia):
     """Pass: leaves to root, in body coordinates. The inertia-only part of the ABA pass 2: ``IA``, ``U``,
-    ``D``, ``Dinv``."""
+    ``D``, ``Dinv``. ``T``, ``Ia``: (6, 6) scratch."""
     for i in range(parent.shape[0]):
-        IA[i] = I[i]
+        for m in range(6):
+            for l in range(6):
+                IA[i, m, l] = I[i, m, l]
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
-        if not joint_factors(IA[i], S, armature, va, n, -1, U, D[i], Dinv[i]):
+        if not joint_factors(IA, i, S, armature, va, n, -1, U, D, Dinv):
             return SINGULAR | (i << 8)
         p = parent[i]
         if p >= 0:
             Ia[:] = 0.0
-            rank_n_downdate(IA[i], U, Dinv[i], va, n, Ia, T)
-            add_XtIX(X_E[i], X_r[i], Ia, IA[p], T)
+            rank_n_downdate(IA, i, U, Dinv, va, n, Ia, T)
+            add_XtIX(X_E, X_r, i, Ia, IA, p, T)
     return OK
 
 

@@ -292,7 +292,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
         else:
             for m in range(6):
                 a[i, m] = 0.0
-        joint_acceleration(S, U, Dinv[i], u, va, n, a[i], qdd, w)
+        joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, w)
 
 
 @jit

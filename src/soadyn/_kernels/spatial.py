@@ -150,12 +150,15 @@ def _sym3_congruence(E, a00, a01, a02, a11, a12, a22):
 
 
 @jit
-def add_XtIX(E, r, I, out, T):
-    """out += X^T I X for a symmetric 6x6 inertia ``I`` given in B (RBDA Eq. 2.66); ``T`` (6x6) scratch.
+def add_XtIX(X_E, X_r, i, I, out, p, T):
+    """out[p] += X^T I X for a symmetric 6x6 inertia ``I`` given in B and the transform ``X = (X_E[i], X_r[i])``
+    (RBDA Eq. 2.66; whole arrays and indices, as the articulated-body pass calls it once per body); ``T`` (6x6)
+    scratch.
 
     With ``I = [[A, B], [B^T, C]]`` and ``X = blockdiag(E, E) [[1, 0], [-r~, 1]]``: rotate the blocks
     (``A' = E^T A E``, ``B' = E^T B E``, ``C' = E^T C E``), then shift the reference point:
     ``X^T I X = [[A' - Z - Z^T - r~ C' r~, B' + r~ C'], [., C']]`` with ``Z = B' r~``."""
+    E, r, out = X_E[i], X_r[i], out[p]
     a00, a01, a02, a11, a12, a22 = _sym3_congruence(E, I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
     c00, c01, c02, c11, c12, c22 = _sym3_congruence(E, I[3, 3], I[3, 4], I[3, 5], I[4, 4], I[4, 5], I[5, 5])
     # B' = E^T B E into T's top-right block
@@ -294,26 +297,32 @@ def add_XAXt(E, r, A, out):
 
 
 @jit
+def positive_pivot(d, scale):
+    """Whether the pivot ``d`` counts as positive against a block of magnitude ``scale``: ``d > 1e-14 scale``
+    (the test of :func:`spd_inverse`)."""
+    return d > 1e-14 * max(scale, 1e-300)
+
+
+@jit
 def spd_inverse(A, n, out):
     """out[:n, :n] = A[:n, :n]^-1 for a symmetric positive-definite block, by Cholesky factorization
     and triangular inversion (``out`` is used as the workspace). Returns False if ``A`` is not
     numerically positive definite (a pivot <= 1e-14 times the largest diagonal entry)."""
     if n == 1:  # the one-dof joints: a reciprocal, under the same test
         d = A[0, 0]
-        if not d > 1e-14 * max(abs(d), 1e-300):
+        if not positive_pivot(d, abs(d)):
             return False
         out[0, 0] = 1.0 / d
         return True
     scale = 0.0
     for k in range(n):
         scale = max(scale, abs(A[k, k]))
-    tol = 1e-14 * max(scale, 1e-300)
     # Cholesky A = L L^T, L stored in the lower triangle of out
     for j in range(n):
         s = A[j, j]
         for k in range(j):
             s -= out[j, k] * out[j, k]
-        if not s > tol:
+        if not positive_pivot(s, scale):
             return False
         d = math.sqrt(s)
         out[j, j] = d

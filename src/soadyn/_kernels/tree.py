@@ -17,7 +17,7 @@ from .joints import NOT_FINITE, OK, all_finite, check_q
 from .kinematics import check_inputs, tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
 from .layout import (AM, F, FM, MM, MINV, NB, NV, SCRATCH, TAU, WK, QDD, data_aba, data_kinematics, data_world, dfield,
                      model_extras, model_tree)
-from .spatial import cross_force_add, inertia_mul, mul6, xforce_T_add, xmotion
+from .spatial import cross_force_add, inertia_mul, xforce_T_add, xmotion
 
 
 # ------------------------------------------------------------------------------------------------ RNEA
@@ -113,8 +113,12 @@ def crba(model_int, model_float, data_float, q):
     for i in range(nb):
         n = jnt_nv[i]
         va = jnt_vadr[i]
-        for d in range(n):
-            mul6(oIA[i], oS[va + d], Fc[d])
+        for d in range(n):  # F = Ic_i S_i
+            for r in range(6):
+                s = 0.0
+                for m in range(6):
+                    s += oIA[i, r, m] * oS[va + d, m]
+                Fc[d, r] = s
         j = i
         while j >= 0:
             for e in range(jnt_vadr[j], jnt_vadr[j] + jnt_nv[j]):
