@@ -184,7 +184,7 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
         return model.coupled_call("frame_jacobian", data, q, frame, reference)
     if getattr(data, "model", None) is not model:
         _check_data(model, data)
-    local = _reference(reference)
+    local = 1 if reference == "local" else _reference(reference)
     f = model.frame_id(frame)
     q = kernel_array(q, (model.nq,), "q")
     st = _kf.frame_jacobian(model.model_int, model.model_float, data.data_float, q, f, local)

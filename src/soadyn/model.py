@@ -243,6 +243,10 @@ class Model:
 
     def frame_id(self, frame) -> int:
         """Index of a frame given by name or index; ``ValueError`` naming it if unknown."""
+        if type(frame) is str:  # the per-call case first: a name
+            f = self._frame_index.get(frame)
+            if f is not None:
+                return f
         return _lookup(frame, self._frame_index, self.nf, "frame")
 
     def joint_id(self, joint) -> int:

@@ -107,12 +107,14 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     frame_world_pose(b, frame_E[frame], frame_r[frame], oR, op, R, p)
     J[:] = 0.0
     jacobian_columns(body_parent, jnt_vadr, jnt_nv, S, oR, op, b, p, J, 0)
-    if local:
-        for k in range(nv):
+    j = b if local else -1
+    while j >= 0:  # the nonzero columns, those of the ancestors' dofs
+        for k in range(jnt_vadr[j], jnt_vadr[j] + jnt_nv[j]):
             for o in (0, 3):
                 x, y, z = J[o, k], J[o + 1, k], J[o + 2, k]
                 for m in range(3):
                     J[o + m, k] = R[0, m] * x + R[1, m] * y + R[2, m] * z
+        j = body_parent[j]
     return OK
 
 
