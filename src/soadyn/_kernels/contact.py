@@ -22,26 +22,30 @@ import math
 
 import numpy as np
 
-from .._jit import jit
-from .osim import node_compliance
+from .._jit import borrow, jit
+from .lcp import block_solve, natural_residual
+from .osim import vertex_compliance
 from .spatial import xforce_T_add, xmotion
 
 
 @jit
-def tangent_basis(n, F):
-    """Rows ``F[0] = n``, ``F[1] = t1``, ``F[2] = t2 = n x t1`` of the contact frame (module docstring rule)."""
-    ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
+def tangent_basis(N, F, i):
+    """Rows ``F[i, 0] = n``, ``F[i, 1] = t1``, ``F[i, 2] = t2 = n x t1`` of contact ``i``'s frame, ``n = N[i]``
+    (module docstring rule)."""
+    n0, n1, n2 = N[i, 0], N[i, 1], N[i, 2]
+    ax, ay, az = abs(n0), abs(n1), abs(n2)
     e = 0 if (ax <= ay and ax <= az) else (1 if ay <= az else 2)
+    ne = N[i, e]
     for m in range(3):
-        F[0, m] = n[m]
-        F[1, m] = -n[e] * n[m]
-    F[1, e] += 1.0
-    s = math.sqrt(F[1, 0] ** 2 + F[1, 1] ** 2 + F[1, 2] ** 2)
+        F[i, 0, m] = N[i, m]
+        F[i, 1, m] = -ne * N[i, m]
+    F[i, 1, e] += 1.0
+    s = math.sqrt(F[i, 1, 0] ** 2 + F[i, 1, 1] ** 2 + F[i, 1, 2] ** 2)
     for m in range(3):
-        F[1, m] /= s
-    F[2, 0] = n[1] * F[1, 2] - n[2] * F[1, 1]
-    F[2, 1] = n[2] * F[1, 0] - n[0] * F[1, 2]
-    F[2, 2] = n[0] * F[1, 1] - n[1] * F[1, 0]
+        F[i, 1, m] /= s
+    F[i, 2, 0] = n1 * F[i, 1, 2] - n2 * F[i, 1, 1]
+    F[i, 2, 1] = n2 * F[i, 1, 0] - n0 * F[i, 1, 2]
+    F[i, 2, 2] = n0 * F[i, 1, 1] - n1 * F[i, 1, 0]
 
 
 @jit
@@ -110,44 +114,90 @@ def constraint_nodes(frame_body, fa, fb, dim, row, RA, pA, Q, con_body, con_poin
 @jit
 def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
              node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd):
-    """``W = Q Lambda Q*`` (Jain 2014 Eq. 52) for the rows of :func:`constraint_nodes`, with ``Lambda`` the
-    compliance of the ``nn`` nodes (:func:`osim.node_compliance`, O(N + n_c^2)). Returns a kernel status."""
-    m = node_row[nn]
-    L = np.empty((m, m))
-    st = node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
-                         node_body[:nn], wE[:nn], wr[:nn], node_sel[:nn], node_dim[:nn], node_row[:nn + 1], L)
+    """``W = Q Lambda Q*`` (Jain 2014 Eq. 52) for the rows of :func:`constraint_nodes` in O(N + n_c^2), without
+    forming the node compliance ``Lambda`` (:func:`osim.node_compliance`): with the row pick-offs
+    ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
+    coefficients, ``B_a = ^aX_0^T Sel_a^T``), ``W[r, s] = sum_(a, b) g_(r, a)^T Omega(b_a, b_b) g_(s, b)`` over
+    the nodes of the two rows (:func:`osim.vertex_compliance`). Each node pair adds a block on the rows of its
+    two nodes; nodes on bodies of different subtrees of the world (free bodies: different bodies) do not
+    couple and are skipped. Returns a kernel status."""
+    st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
+                                      vid, Ups, W6, node_body[:nn])
     if st != 0:
         return st
-    # rows whose nodes lie on bodies of different subtrees of the world (free bodies: different bodies) do
-    # not couple: W's entry is zero without summing L's zero blocks
-    root = np.empty(parent.shape[0], dtype=np.int64)
-    for i in range(parent.shape[0]):
-        root[i] = i if parent[i] < 0 else root[parent[i]]
+    # the rows of each node, with the side of the row it is on, and their pick-offs g
+    wEb, wrb, selb, dimb, coefb = borrow(wE), borrow(wr), borrow(node_sel), borrow(node_dim), borrow(row_coef)
     nr = Wd.shape[0]
+    nrows = np.zeros(nn, dtype=np.int64)
+    rows = np.empty((nn, 6), dtype=np.int64)
+    side = np.empty((nn, 6), dtype=np.int64)
+    g = np.empty((nr, 2, 6))
     for r in range(nr):
-        for s in range(r + 1):
-            acc = 0.0
-            for x in range(2):
-                a = row_node[r, x]
-                if a < 0:
-                    continue
-                ra = node_row[a]
-                for y in range(2):
-                    b = row_node[s, y]
-                    if b < 0 or root[node_body[b]] != root[node_body[a]]:
-                        continue
-                    rb = node_row[b]
-                    for d in range(node_dim[a]):
-                        ca = row_coef[r, x, d]
-                        if ca == 0.0:
-                            continue
+        for x in range(2):
+            a = row_node[r, x]
+            if a >= 0:
+                rows[a, nrows[a]] = r
+                side[a, nrows[a]] = x
+                nrows[a] += 1
+                row_pickoff(wEb, wrb, selb, dimb, a, coefb, r, x, g)
+    # Omega(v, v) g for every row: the node pairs on one vertex (all of them for free bodies) need no more
+    h = np.empty((nr, 2, 6))
+    for r in range(nr):
+        for x in range(2):
+            a = row_node[r, x]
+            if a >= 0:
+                v = vid[node_body[a]]
+                for m in range(6):
+                    t = 0.0
+                    for l in range(6):
+                        t += Om[v, v, m, l] * g[r, x, l]
+                    h[r, x, m] = t
+    Wd[:, :] = 0.0
+    hb = np.empty((6, 6))  # Omega(b_a, b_b) g_(s, b) for the rows s of node b, one pair of nodes on two vertices
+    for a in range(nn):
+        va = vid[node_body[a]]
+        for b in range(a + 1):
+            vb = vid[node_body[b]]
+            if vroot[va] != vroot[vb]:
+                continue
+            if va != vb:
+                for j in range(nrows[b]):
+                    s, y = rows[b, j], side[b, j]
+                    for m in range(6):
                         t = 0.0
-                        for e in range(node_dim[b]):
-                            t += L[ra + d, rb + e] * row_coef[s, y, e]
-                        acc += ca * t
-            Wd[r, s] = acc
-            Wd[s, r] = acc
+                        for l in range(6):
+                            t += (Om[va, vb, m, l] if va > vb else Om[vb, va, l, m]) * g[s, y, l]
+                        hb[j, m] = t
+            for i in range(nrows[a]):
+                r, x = rows[a, i], side[a, i]
+                for j in range(nrows[b] if b != a else i + 1):  # a = b: the block is symmetric
+                    s, y = rows[b, j], side[b, j]
+                    acc = 0.0
+                    for m in range(6):
+                        acc += g[r, x, m] * (h[s, y, m] if va == vb else hb[j, m])
+                    Wd[r, s] += acc
+                    if b != a or j != i:  # the pair (b, a): the transposed block (W stays exactly symmetric)
+                        Wd[s, r] += acc
     return 0
+
+
+@jit
+def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g):
+    """``g[r, x] = ^aX_0^T Sel_a^T C``: the world wrench (about the world origin) of a unit impulse of row ``r``
+    on its node ``a`` (side ``x``), ``C = row_coef[r, x, :node_dim[a]]`` (as :func:`spatial.xforce_T_add`)."""
+    for m in range(6):  # Sel_a^T C, in the node's frame
+        t = 0.0
+        for d in range(node_dim[a]):
+            t += node_sel[a, d, m] * row_coef[r, x, d]
+        g[r, x, m] = t
+    n0, n1, n2, f0, f1, f2 = g[r, x, 0], g[r, x, 1], g[r, x, 2], g[r, x, 3], g[r, x, 4], g[r, x, 5]
+    for m in range(3):  # f_0 = E^T f, n_0 = E^T n + r x f_0 with (E, r) = ^aX_0
+        g[r, x, m] = wE[a, 0, m] * n0 + wE[a, 1, m] * n1 + wE[a, 2, m] * n2
+        g[r, x, 3 + m] = wE[a, 0, m] * f0 + wE[a, 1, m] * f1 + wE[a, 2, m] * f2
+    f0, f1, f2 = g[r, x, 3], g[r, x, 4], g[r, x, 5]
+    g[r, x, 0] += wr[a, 1] * f2 - wr[a, 2] * f1
+    g[r, x, 1] += wr[a, 2] * f0 - wr[a, 0] * f2
+    g[r, x, 2] += wr[a, 0] * f1 - wr[a, 1] * f0
 
 
 @jit
@@ -166,10 +216,14 @@ def row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_nod
     E = np.empty((3, 3))
     r = np.empty(3)
     V = np.empty(6)
+    Vb = np.empty(6)
     Vn = np.empty((nn, 6))
+    wEb, wrb, oRb, opb = borrow(wE), borrow(wr), borrow(oR), borrow(op)
     for a in range(nn):
-        node_transform(node_body[a], wE, wr, oR, op, a, E, r)
-        xmotion(E, r, v[node_body[a]], V)
+        node_transform(node_body[a], wEb, wrb, oRb, opb, a, E, r)
+        for m in range(6):  # a copy, not a view handed to xmotion: no reference counting per node
+            Vb[m] = v[node_body[a], m]
+        xmotion(E, r, Vb, V)
         for d in range(node_dim[a]):
             s = 0.0
             for m in range(6):
@@ -194,6 +248,7 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
     r = np.empty(3)
     Fn = np.zeros((nn, 6))
     F = np.empty(6)
+    Fb = np.empty(6)
     for rr in range(lam.shape[0]):
         if lam[rr] == 0.0:
             continue
@@ -202,6 +257,7 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
             if a >= 0:
                 for d in range(node_dim[a]):
                     Fn[a, d] += row_coef[rr, x, d] * lam[rr]
+    wEb, wrb, oRb, opb = borrow(wE), borrow(wr), borrow(oR), borrow(op)
     for a in range(nn):
         for m in range(6):
             s = 0.0
@@ -209,92 +265,187 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
                 s += node_sel[a, d, m] * Fn[a, d]
             F[m] = s
         b = node_body[a]
-        node_transform(b, wE, wr, oR, op, a, E, r)
-        xforce_T_add(E, r, F, f[b])
+        node_transform(b, wEb, wrb, oRb, opb, a, E, r)
+        Fb[:] = 0.0
+        xforce_T_add(E, r, F, Fb)
+        for m in range(6):  # added here, not through a view of f[b]: no reference counting per node
+            f[b, m] += Fb[m]
+
+
+@jit
+def pyramid_directions(nf):
+    """Row ``j`` of every ``P_i`` (:func:`pyramid_lcp`) on ``(n, t1, t2)``: ``[1, 0, 0]``, then
+    ``[0, cos th_j, sin th_j]`` with ``th_j = 2 pi j / n_f`` (Jain 2014 Eq. 6)."""
+    cs = np.empty((nf + 1, 3))
+    cs[0, 0], cs[0, 1], cs[0, 2] = 1.0, 0.0, 0.0
+    for j in range(nf):
+        th = 2.0 * math.pi * j / nf
+        cs[1 + j, 0], cs[1 + j, 1], cs[1 + j, 2] = 0.0, math.cos(th), math.sin(th)
+    return cs
+
+
+@jit
+def pyramid_q(vr, nb, k, nf, cs, q):
+    """``q = [P vr; 0]`` of :func:`pyramid_lcp`."""
+    nbeta = nb + k * (nf + 1)
+    for r in range(nb):
+        q[r] = vr[r]
+    for i in range(k):
+        c0 = nb + 3 * i
+        r0 = nb + i * (nf + 1)
+        for a in range(nf + 1):
+            q[r0 + a] = cs[a, 0] * vr[c0] + cs[a, 1] * vr[c0 + 1] + cs[a, 2] * vr[c0 + 2]
+        q[nbeta + i] = 0.0
 
 
 @jit
 def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     """The OS mixed LCP of Jain 2014 Eq. 53 from the Delassus matrix ``Wd`` in (loop rows; ``n, t1, t2`` per
     contact) coordinates and the row targets ``vr``: with ``P = diag(I_nb, P_1 .. P_k)``, ``P_i`` the
-    ``(n_f + 1) x 3`` map to the pyramid ``[n, d_0 ..]``,
+    ``(n_f + 1) x 3`` map to the pyramid ``[n, d_0 ..]`` (:func:`pyramid_directions`),
     ``M = [[P W P^T, [0; E_hat]], [[0, E_bar], 0]]``, ``q = [P vr; 0]``, unknowns ``z = [p_b; beta_; sigma]``
-    (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free)."""
+    (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free). Returns ``max |M_ij|``, the scale of the
+    answer's check (:func:`lcp.lcp_residual`).
+
+    ``P W P^T`` is formed block by block of ``W`` (a loop row, or the 3 rows of a contact), without a BLAS call
+    (whose threads cost more than the product at these sizes); a block of two contacts without a body in
+    common below the world is zero in ``W`` and skipped. Its entries are those of :func:`pyramid_entry`."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
-    # P has at most two non-zeros per row (a loop or normal row: one; a pyramid edge: cos, sin on t1, t2), so
-    # P W P^T and P vr are formed entry by entry, without a BLAS call (whose threads cost more than the
-    # product at these sizes), and a pair of contacts whose 3 x 3 block of W is zero (no body in common
-    # below the world) is skipped
-    col = np.full((nbeta, 2), -1, dtype=np.int64)
-    coef = np.zeros((nbeta, 2))
-    for r in range(nb):
-        col[r, 0] = r
-        coef[r, 0] = 1.0
-    for i in range(k):
-        r0 = nb + i * (nf + 1)
-        c0 = nb + 3 * i
-        col[r0, 0] = c0
-        coef[r0, 0] = 1.0
-        for j in range(nf):
-            th = 2.0 * math.pi * j / nf
-            col[r0 + 1 + j, 0] = c0 + 1
-            col[r0 + 1 + j, 1] = c0 + 2
-            coef[r0 + 1 + j, 0] = math.cos(th)
-            coef[r0 + 1 + j, 1] = math.sin(th)
+    cs = pyramid_directions(nf)
+    pyramid_q(vr, nb, k, nf, cs, q)
     M[:n, :n] = 0.0
-    for a in range(nbeta):
-        s = 0.0
-        for x in range(2):
-            if col[a, x] >= 0:
-                s += coef[a, x] * vr[col[a, x]]
-        q[a] = s
-    # groups of rows: each loop row alone, then the nf + 1 rows of each contact (3 rows of W)
-    ng = nb + k
-    for g in range(ng):
-        a0, a1, w0 = group_rows(g, nb, nf)
-        for h in range(g + 1):
-            b0, b1, v0 = group_rows(h, nb, nf)
-            zero = True
-            for x in range(w0, w0 + (1 if g < nb else 3)):
-                for y in range(v0, v0 + (1 if h < nb else 3)):
-                    if Wd[x, y] != 0.0:
-                        zero = False
-            if zero:
+    ms = 1.0 if k > 0 else 0.0  # E_hat, E_bar
+    for r in range(nb):  # the loop rows: P = 1
+        for s in range(r + 1):
+            M[r, s] = M[s, r] = Wd[r, s]
+            ms = max(ms, abs(Wd[r, s]))
+    for i in range(k):
+        c0 = nb + 3 * i
+        r0 = nb + i * (nf + 1)
+        for r in range(nb):  # loop row r against contact i: P_i W[c0:c0+3, r]
+            for a in range(nf + 1):
+                t = cs[a, 0] * Wd[c0, r] + cs[a, 1] * Wd[c0 + 1, r] + cs[a, 2] * Wd[c0 + 2, r]
+                M[r0 + a, r] = M[r, r0 + a] = t
+                ms = max(ms, abs(t))
+        for j in range(i + 1):  # contact j <= i: P_i W_ij P_j^T
+            d0 = nb + 3 * j
+            s0 = nb + j * (nf + 1)
+            if zero_block(Wd, c0, d0):
                 continue
-            for a in range(a0, a1):
-                for b in range(b0, min(b1, a + 1)):
-                    s = 0.0
-                    for x in range(2):
-                        ca = col[a, x]
-                        if ca < 0:
-                            continue
-                        t = 0.0
-                        for y in range(2):
-                            cb = col[b, y]
-                            if cb >= 0:
-                                t += Wd[ca, cb] * coef[b, y]
-                        s += coef[a, x] * t
-                    M[a, b] = s
-                    M[b, a] = s
+            for b in range(nf + 1):
+                w0 = Wd[c0, d0] * cs[b, 0] + Wd[c0, d0 + 1] * cs[b, 1] + Wd[c0, d0 + 2] * cs[b, 2]
+                w1 = Wd[c0 + 1, d0] * cs[b, 0] + Wd[c0 + 1, d0 + 1] * cs[b, 1] + Wd[c0 + 1, d0 + 2] * cs[b, 2]
+                w2 = Wd[c0 + 2, d0] * cs[b, 0] + Wd[c0 + 2, d0 + 1] * cs[b, 1] + Wd[c0 + 2, d0 + 2] * cs[b, 2]
+                for a in range(nf + 1 if j < i else b + 1):
+                    t = cs[a, 0] * w0 + cs[a, 1] * w1 + cs[a, 2] * w2
+                    M[r0 + a, s0 + b] = M[s0 + b, r0 + a] = t
+                    ms = max(ms, abs(t))
     for i in range(k):
         r0 = nb + i * (nf + 1)
         for j in range(nf):
             M[r0 + 1 + j, nbeta + i] = 1.0  # E_hat
             M[nbeta + i, r0 + 1 + j] = -1.0  # E_bar = [mu, -E*]
         M[nbeta + i, r0] = mu[i]
-        q[nbeta + i] = 0.0
-    return n
+        ms = max(ms, abs(mu[i]))
+    return ms
 
 
 @jit
-def group_rows(g, nb, nf):
-    """Rows ``[a0, a1)`` of group ``g`` in the pyramid LCP (a loop row ``g < nb``, else contact ``g - nb``)
-    and its first row in ``W``."""
-    if g < nb:
-        return g, g + 1, g
-    i = g - nb
-    return nb + i * (nf + 1), nb + (i + 1) * (nf + 1), nb + 3 * i
+def zero_block(Wd, c0, d0):
+    """Whether the 3 x 3 block of ``W`` of the contacts with rows ``c0`` and ``d0`` is zero."""
+    for x in range(3):
+        for y in range(3):
+            if Wd[c0 + x, d0 + y] != 0.0:
+                return False
+    return True
+
+
+@jit
+def pyramid_entry(Wd, nb, k, nf, mu, cs, a, b):
+    """``M[a, b]`` of :func:`pyramid_lcp` without forming ``M`` (the same operations, so the same value)."""
+    nbeta = nb + k * (nf + 1)
+    if a >= nbeta or b >= nbeta:
+        if a >= nbeta and b >= nbeta:
+            return 0.0
+        if a >= nbeta:  # E_bar = [mu, -1 .. -1] on the contact's own rows
+            if b < nb or (b - nb) // (nf + 1) != a - nbeta:
+                return 0.0
+            return mu[a - nbeta] if (b - nb) % (nf + 1) == 0 else -1.0
+        if a < nb or (a - nb) // (nf + 1) != b - nbeta:  # E_hat: 1 on the contact's edges
+            return 0.0
+        return 1.0 if (a - nb) % (nf + 1) > 0 else 0.0
+    if a < nb and b < nb:
+        return Wd[a, b]
+    if a < nb or b < nb:  # a loop row r against a pyramid row of contact i
+        r, c = (a, b) if a < nb else (b, a)
+        c0 = nb + 3 * ((c - nb) // (nf + 1))
+        j = (c - nb) % (nf + 1)
+        return cs[j, 0] * Wd[c0, r] + cs[j, 1] * Wd[c0 + 1, r] + cs[j, 2] * Wd[c0 + 2, r]
+    c0 = nb + 3 * ((a - nb) // (nf + 1))
+    d0 = nb + 3 * ((b - nb) // (nf + 1))
+    ja = (a - nb) % (nf + 1)
+    jb = (b - nb) % (nf + 1)
+    if c0 < d0 or (c0 == d0 and ja > jb):  # pyramid_lcp computes the block with the later contact first
+        c0, d0, ja, jb = d0, c0, jb, ja
+    w0 = Wd[c0, d0] * cs[jb, 0] + Wd[c0, d0 + 1] * cs[jb, 1] + Wd[c0, d0 + 2] * cs[jb, 2]
+    w1 = Wd[c0 + 1, d0] * cs[jb, 0] + Wd[c0 + 1, d0 + 1] * cs[jb, 1] + Wd[c0 + 1, d0 + 2] * cs[jb, 2]
+    w2 = Wd[c0 + 2, d0] * cs[jb, 0] + Wd[c0 + 2, d0 + 1] * cs[jb, 1] + Wd[c0 + 2, d0 + 2] * cs[jb, 2]
+    return cs[ja, 0] * w0 + cs[ja, 1] * w1 + cs[ja, 2] * w2
+
+
+@jit
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
+    """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
+    ``active[i]`` (the previous step's positive ``z``) solved by one LU of their block (:func:`pyramid_entry`,
+    :func:`lcp.block_solve`; ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the
+    structure (:func:`pyramid_impulses`, ``W lam``, ``E_hat``, ``E_bar``) and the residual of
+    :func:`lcp.lcp_error` with the scale ``max |M_ij|`` = the largest of 1, ``mu`` and the diagonal of
+    ``P W P^T`` (a positive semidefinite matrix has its largest entry on the diagonal). Returns the relative
+    residual (``inf`` when the block is singular; ``z``, ``w`` written)."""
+    nbeta = nb + k * (nf + 1)
+    n = nbeta + k
+    Wb, mub, csb = borrow(Wd), borrow(mu), borrow(cs)  # no reference counting per pyramid_entry call
+    idx = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if i < nb or active[i]:
+            idx[m] = i
+            m += 1
+    A = np.empty((m, m))
+    for a in range(m):
+        for c in range(m):
+            A[a, c] = pyramid_entry(Wb, nb, k, nf, mub, csb, idx[a], idx[c])
+    ms = 1.0 if k > 0 else 0.0
+    for i in range(k):
+        ms = max(ms, abs(mu[i]))
+    for a in range(nbeta):
+        ms = max(ms, abs(pyramid_entry(Wb, nb, k, nf, mub, csb, a, a)))
+    solved = block_solve(A, q, idx, m, z)
+    if not solved:
+        z[:] = 0.0
+    nr = nb + 3 * k
+    lam = np.empty(nr)
+    pyramid_impulses(z, nb, k, nf, lam)
+    v = np.zeros(nr)  # W lam over the rows with an impulse
+    for c in range(nr):
+        if lam[c] != 0.0:
+            for r in range(nr):
+                v[r] += Wd[r, c] * lam[c]
+    for r in range(nb):
+        w[r] = q[r] + v[r]
+    for i in range(k):
+        c0 = nb + 3 * i
+        r0 = nb + i * (nf + 1)
+        e = 0.0
+        for a in range(nf + 1):
+            w[r0 + a] = q[r0 + a] + cs[a, 0] * v[c0] + cs[a, 1] * v[c0 + 1] + cs[a, 2] * v[c0 + 2]
+            if a > 0:
+                w[r0 + a] += z[nbeta + i]  # E_hat sigma
+                e += z[r0 + a]
+        w[nbeta + i] = q[nbeta + i] + mu[i] * z[r0] - e  # E_bar beta
+    r = natural_residual(q, nb, z, w, ms)
+    return r if solved else math.inf
 
 
 @jit

@@ -223,7 +223,7 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     mu = np.empty(k)
     eps = np.empty(k)
     for i in range(k):
-        tangent_basis(con_normal[i], con_frame[i])
+        tangent_basis(con_normal, con_frame, i)
         mu[i] = con_mu[i] if prm[5] < 0.0 else prm[5]
         eps[i] = con_eps[i] if prm[6] < 0.0 else prm[6]
     nr = nb + 3 * k

@@ -9,10 +9,10 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .contact import pyramid_impulses, pyramid_lcp
+from .contact import pyramid_directions, pyramid_impulses, pyramid_lcp, pyramid_q, pyramid_warm
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
                          SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
-from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_error, mlcp, warm_solve
+from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_residual, mlcp
 from .pgs import pgs, pyramid_sigma
 
 PATH_NONE, PATH_WARM, PATH_LEMKE, PATH_REGULARIZED, PATH_PGS, PATH_PPM = 0, 1, 2, 3, 4, 5
@@ -165,10 +165,10 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
     """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid (:func:`contact.pyramid_lcp`), every answer
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
-    * warm start (``hot``: ``warm`` holds the previous step's answer to the same contacts): its
-      active set solved on this LCP (:func:`lcp.warm_solve`, one LU of the active block) and used when it
-      passes the check (``PATH_WARM``, no pivots): a resting contact set keeps its active set from step
-      to step;
+    * warm start (``hot``: ``warm`` holds the previous step's answer to the same contacts): its active set
+      solved on this LCP without forming it (:func:`contact.pyramid_warm`, one LU of the active block) and
+      used when it passes the check (``PATH_WARM``, no pivots): a resting contact set keeps its active set
+      from step to step, and the LCP's matrix is formed only when the warm start fails;
     * ``prm[7]`` PGS: projected Gauss-Seidel on the pyramid rows (started from ``warm``), completed with
       ``sigma`` (:func:`pgs.pyramid_sigma`) and checked at :data:`lcp.LCP_TOL` (``PATH_PGS``); an answer above it
       is not used: Lemke solves the step (``info[2] = 1``);
@@ -179,9 +179,9 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
     (:func:`keep_lcp`). ``info`` as :func:`solve_rows`."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
-    M = np.empty((n, n))
     q = np.empty(n)
-    pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
+    cs = pyramid_directions(nf)
+    pyramid_q(tgt, nb, k, nf, cs, q)
     z = np.zeros(n)
     w = np.empty(n)
     info[:] = 0.0
@@ -193,10 +193,15 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4] = warm_solve(M, q, nb, active, z, w)
+        info[4] = pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w)
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[5] = PATH_WARM
+    M = np.empty((0, 0))
+    ms = 0.0
+    if st != LCP_OK:  # the whole LCP
+        M = np.empty((n, n))
+        ms = pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
     if int(prm[7]) == SOLVER_PGS:
         A = np.ascontiguousarray(M[:nbeta, :nbeta])
         b = np.ascontiguousarray(q[:nbeta])
@@ -208,7 +213,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         z[:nbeta] = zb
         pyramid_sigma(M, q, nb, k, nf, z, w)
         info[0] = pinfo[0]
-        info[4] = lcp_error(M, q, nb, z, w)
+        info[4] = lcp_residual(M, q, nb, z, w, ms)
         info[5] = PATH_PGS
         if info[4] <= LCP_TOL:
             st = LCP_OK

@@ -51,6 +51,29 @@ SINGULAR_TOL = 1e-13
 
 # ------------------------------------------------------------------------------------------- residual
 @jit
+def max_abs(M):
+    """``max |M_ij|`` of a square matrix (NaN if any entry is NaN), by four running maxima a row (the
+    comparisons of one maximum wait on each other; four independent ones run about 3.5x faster)."""
+    n = M.shape[0]
+    a0 = a1 = a2 = a3 = 0.0
+    for i in range(n):
+        j = 0
+        while j + 4 <= n:
+            x0, x1, x2, x3 = abs(M[i, j]), abs(M[i, j + 1]), abs(M[i, j + 2]), abs(M[i, j + 3])
+            a0 = x0 if (x0 > a0 or x0 != x0) else a0
+            a1 = x1 if (x1 > a1 or x1 != x1) else a1
+            a2 = x2 if (x2 > a2 or x2 != x2) else a2
+            a3 = x3 if (x3 > a3 or x3 != x3) else a3
+            j += 4
+        for m in range(j, n):
+            x0 = abs(M[i, m])
+            a0 = x0 if (x0 > a0 or x0 != x0) else a0
+    for x in (a1, a2, a3):
+        a0 = x if (x > a0 or x != x) else a0
+    return a0
+
+
+@jit
 def lcp_error(M, q, nfree, z, w):
     """Check of an answer ``z``: writes ``w = M z + q`` (``w = 0`` on the ``nfree`` equality rows) and
     returns the natural residual relative to the problem's scale, ``max_i r_i / |q|_inf`` with
@@ -59,31 +82,44 @@ def lcp_error(M, q, nfree, z, w):
     complementarity gap (both ``z_i`` and ``w_i`` positive) and is zero iff ``z`` solves the problem.
     ``q = 0``: the residual relative to ``s |z|_inf`` (zero for ``z = 0``). NaN anywhere gives NaN.
     ``M z`` is summed over the non-zero ``z_j`` only (a contact answer has few)."""
+    return lcp_residual(M, q, nfree, z, w, max_abs(M))
+
+
+@jit
+def lcp_residual(M, q, nfree, z, w, ms):
+    """:func:`lcp_error` with the scale ``ms = max |M_ij|`` given (a caller that built ``M`` knows it)."""
     n = q.shape[0]
-    qs = 0.0
-    ms = 0.0
-    zs = 0.0
     nz = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(n):
-        qs = max(qs, abs(q[i]))
-        zs = max(zs, abs(z[i]))
         if z[i] != 0.0:
             nz[k] = i
             k += 1
-        for j in range(n):
-            ms = max(ms, abs(M[i, j]))
-    r = 0.0
     for i in range(n):
         s = q[i]
         for a in range(k):
             s += M[i, nz[a]] * z[nz[a]]
+        w[i] = s
+    return natural_residual(q, nfree, z, w, ms)
+
+
+@jit
+def natural_residual(q, nfree, z, w, ms):
+    """The relative residual of :func:`lcp_error` from ``w = M z + q`` (computed by the caller, in whatever
+    way the structure of ``M`` allows) and ``ms = max |M_ij|``; sets ``w = 0`` on the ``nfree`` rows."""
+    n = q.shape[0]
+    qs = 0.0
+    zs = 0.0
+    r = 0.0
+    for i in range(n):
+        qs = max(qs, abs(q[i]))
+        zs = max(zs, abs(z[i]))
+        s = w[i]
         if i < nfree:
             e = abs(s)
             w[i] = 0.0
         else:
             e = abs(min(ms * z[i], s))
-            w[i] = s
         if e != e:
             return math.nan
         r = max(r, e)
@@ -99,10 +135,17 @@ def active_set_solve(M, q, idx, k, z):
     partial pivoting (:func:`lu_factor`). Returns False (``z`` untouched) when ``M[A, A]`` is numerically
     singular."""
     A = np.empty((k, k))
-    b = np.empty((k, 1))
     for a in range(k):
         for c in range(k):
             A[a, c] = M[idx[a], idx[c]]
+    return block_solve(A, q, idx, k, z)
+
+
+@jit
+def block_solve(A, q, idx, k, z):
+    """:func:`active_set_solve` with the block ``A = M[A, A]`` (k x k) given; ``A`` is overwritten."""
+    b = np.empty((k, 1))
+    for a in range(k):
         b[a, 0] = -q[idx[a]]
     piv = np.empty(k, dtype=np.int64)
     if not lu_factor(A, piv):
@@ -112,25 +155,6 @@ def active_set_solve(M, q, idx, k, z):
     for a in range(k):
         z[idx[a]] = b[a, 0]
     return True
-
-
-@jit
-def warm_solve(M, q, nfree, active, z, w):
-    """A warm start: the answer whose active set is the free rows and the rows with ``active[i]`` (a
-    previous problem's positive ``z``), by :func:`active_set_solve`, checked by :func:`lcp_error`. Returns
-    the relative residual (``inf`` when the block is singular; ``z``, ``w`` written)."""
-    n = q.shape[0]
-    idx = np.empty(n, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if i < nfree or active[i]:
-            idx[k] = i
-            k += 1
-    if not active_set_solve(M, q, idx, k, z):
-        z[:] = 0.0
-        lcp_error(M, q, nfree, z, w)
-        return math.inf
-    return lcp_error(M, q, nfree, z, w)
 
 
 @jit
@@ -359,12 +383,10 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         info[2] = math.nan
         return LCP_NAN
     trivial = True
-    ms = 0.0
+    ms = max_abs(M)
     for i in range(n):
         if q[i] < 0.0:
             trivial = False
-        for j in range(n):
-            ms = max(ms, abs(M[i, j]))
     if trivial:
         for i in range(n):
             z[i] = 0.0

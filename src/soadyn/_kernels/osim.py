@@ -86,6 +86,21 @@ def taubar_congruence(S, U, Dinv, va, n, Y, G):
 
 
 @jit
+def root_upsilon(S, Dinv, i, va, n, Ups):
+    """``Ups[i] = S_i D_i^-1 S_i^T`` (Jain 2014 Eq. 68 for a body on the world, ``Upsilon(p) = 0``)."""
+    for a in range(6):
+        for b in range(a, 6):
+            s = 0.0
+            for d in range(n):
+                t = 0.0
+                for e in range(n):
+                    t += Dinv[i, d, e] * S[va + e, b]
+                s += S[va + d, a] * t
+            Ups[i, a, b] = s
+            Ups[i, b, a] = s
+
+
+@jit
 def upsilon_step(E, r, S, U, Dinv, va, n, Up, out, G):
     """out = psi Up psi^T + S D^-1 S^T in body coordinates (Jain 2014 Eq. 68; Chang-Khatib Table 1 step 3):
     ``psi = taubar ^iX_p``, so ``X Up X^T`` (:func:`add_XAXt`) then :func:`taubar_congruence`."""
@@ -127,18 +142,19 @@ def node_maps(node_E, node_r, node_sel, node_dim, B, y):
 
 
 @jit
-def node_block(Om, transpose, Ba, da, Bb, db, Linv, ra, rb, tmp):
-    """Linv[ra:ra+da, rb:rb+db] = B_a^T Om B_b (Om^T if ``transpose``), and the mirrored block."""
+def node_block(Om, va, vb, transpose, B, a, da, b, db, Linv, ra, rb, tmp):
+    """Linv[ra:ra+da, rb:rb+db] = B_a^T Om_vb B_b with ``Om_vb = Om[va, vb]`` (its transpose if
+    ``transpose``), and the mirrored block. Whole arrays and indices: no sub-array views per pair."""
     for e in range(db):
         for m in range(6):
             s = 0.0
             for l in range(6):
-                s += (Om[l, m] if transpose else Om[m, l]) * Bb[l, e]
+                s += (Om[va, vb, l, m] if transpose else Om[va, vb, m, l]) * B[b, l, e]
             tmp[m] = s
         for d in range(da):
             s = 0.0
             for m in range(6):
-                s += Ba[m, d] * tmp[m]
+                s += B[a, m, d] * tmp[m]
             Linv[ra + d, rb + e] = s
             Linv[rb + e, ra + d] = s
 
@@ -183,21 +199,13 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
 
 
 @jit
-def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-                    node_body, wE, wr, node_sel, node_dim, node_row, Linv):
-    """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
-    the articulated-body propagator is ``psi_i = taubar_i`` (no transform). Node ``a`` is given by its
-    world transform ``^aX_0 = (wE[a], wr[a])`` and its selection.
-
-    pass 1 (leaves to root): world-frame articulated inertias and the AB factors ``U, D^-1``; node counts per
-    subtree. The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees
-    meet (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
-    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T +
-    S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) = Psi(i, cpar(i))``.
-    pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
-    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node pick-off
-    ``B_a = ^aX_0^T Sel_a^T``.
-    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
+def vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+                      node_body):
+    """The extended compliance between the vertices of the node tree (passes 1-3 of :func:`node_compliance`)
+    after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates. Returns
+    ``(status, Om, vroot)``: ``Om[v, w]`` (nvert, nvert, 6, 6) for ``v >= w``, ``vid[i]`` the vertex of body
+    ``i`` (-1: none) and ``vroot[v]`` the vertex at the root of ``v``'s subtree of the world (vertices with
+    different roots do not couple; their ``Om`` blocks are zero)."""
     nb = parent.shape[0]
     nn = node_body.shape[0]
     T = np.empty((6, 6))
@@ -207,7 +215,7 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
     world_inertias(I, oR, op, oI)
     st = articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
-        return st
+        return st, np.empty((0, 0, 6, 6)), np.empty(0, dtype=np.int64)
     # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees
     cnt[:] = 0
     vid[:] = 0  # here: number of node-carrying children
@@ -236,13 +244,13 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
         p = parent[i]
         n = jnv[i]
         va = vadr[i]
-        if p < 0:
-            Ups[i] = 0.0
+        if p < 0:  # Upsilon(p) = 0: Upsilon(i) = S D^-1 S^T
+            root_upsilon(oS, Dinv, i, va, n, Ups)
             cpar[i] = -1
         else:
             Ups[i] = Ups[p]
             cpar[i] = p if vid[p] >= 0 else cpar[p]
-        taubar_congruence(oS, oU, Dinv[i], va, n, Ups[i], G)
+            taubar_congruence(oS, oU, Dinv[i], va, n, Ups[i], G)
         if cpar[i] >= 0:
             if p == cpar[i]:
                 for m in range(6):
@@ -273,27 +281,48 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
                         else:
                             s += W[v, m, k] * Om[b, ic, l, k]
                     Om[a, b, m, l] = s
-    B = np.empty((nn, 6, 6))
-    node_maps(wE, wr, node_sel, node_dim, B, y)
-    vroot = np.empty(nvert, dtype=np.int64)  # vertices in different subtrees of the world do not couple
+    vroot = np.empty(nvert, dtype=np.int64)
     for a in range(nvert):
         c = cpar[verts[a]]
         vroot[a] = a if c < 0 else vroot[vid[c]]
+    return OK, Om, vroot
+
+
+@jit
+def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
+                    node_body, wE, wr, node_sel, node_dim, node_row, Linv):
+    """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
+    the articulated-body propagator is ``psi_i = taubar_i`` (no transform). Node ``a`` is given by its
+    world transform ``^aX_0 = (wE[a], wr[a])`` and its selection.
+
+    pass 1 (leaves to root): world-frame articulated inertias and the AB factors ``U, D^-1``; node counts per
+    subtree. The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees
+    meet (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
+    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T +
+    S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) = Psi(i, cpar(i))``.
+    pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
+    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node pick-off
+    ``B_a = ^aX_0^T Sel_a^T``.
+    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
+    nn = node_body.shape[0]
+    y = np.empty(6)
+    st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
+                                      vid, Ups, W, node_body)
+    if st != OK:
+        return st
+    B = np.empty((nn, 6, 6))
+    node_maps(wE, wr, node_sel, node_dim, B, y)
+    Linv[:, :] = 0.0
     for a in range(nn):
         va_ = vid[node_body[a]]
         for b in range(a + 1):
             vb_ = vid[node_body[b]]
             if vroot[va_] != vroot[vb_]:
-                for d in range(node_dim[a]):
-                    for e in range(node_dim[b]):
-                        Linv[node_row[a] + d, node_row[b] + e] = 0.0
-                        Linv[node_row[b] + e, node_row[a] + d] = 0.0
-            elif va_ >= vb_:
-                node_block(Om[va_, vb_], False, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a],
-                           node_row[b], y)
+                continue
+            if va_ >= vb_:
+                node_block(Om, va_, vb_, False, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
             else:
-                node_block(Om[vb_, va_], True, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a],
-                           node_row[b], y)
+                node_block(Om, vb_, va_, True, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
     return OK
 
 
@@ -323,6 +352,8 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     nb = parent.shape[0]
     nn = node_body.shape[0]
     T = np.empty((4, 6, 6))
+    Oh = np.empty((1, 1, 6, 6))
+    O = Oh[0, 0]  # Omega(ba, bb) of the pair
     y = np.empty(6)
     w = np.empty(6)
     G = np.empty((18, 6))
@@ -335,8 +366,8 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
     for i in range(nb):
         p = parent[i]
         if p < 0:
-            T[2][:] = 0.0
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], T[2], Ups[i], G)
+            O[:] = 0.0
+            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], O, Ups[i], G)
         else:
             upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], Ups[p], Ups[i], G)
     B = np.empty((nn, 6, 6))
@@ -349,20 +380,20 @@ def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_
             while h >= 0 and not (h <= bb < subtree_end[h]):
                 h = parent[h]
             if h < 0:
-                T[2][:] = 0.0
+                O[:] = 0.0
             else:
-                T[2] = Ups[h]
+                O[:] = Ups[h]
                 # Omega(h, bb): walk out from h to bb, Omega(h, k) = Omega(h, p) psi_k^T = (psi_k Omega(p, h))^T
                 npath = path_from(parent, h, bb, path)
                 for s in range(npath - 1, -1, -1):
                     k = path[s]
-                    transpose6(T[2])
-                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
-                    transpose6(T[2])
+                    transpose6(O)
+                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], O, O, y, w)
+                    transpose6(O)
                 # Omega(k, bb) = psi_k Omega(p, bb), walked out from h to ba
                 npath = path_from(parent, h, ba, path)
                 for s in range(npath - 1, -1, -1):
                     k = path[s]
-                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], T[2], T[2], y, w)
-            node_block(T[2], False, B[a], node_dim[a], B[b], node_dim[b], Linv, node_row[a], node_row[b], y)
+                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], O, O, y, w)
+            node_block(Oh, 0, 0, False, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
     return OK
