@@ -2,9 +2,10 @@
 ``D^-1``, the rank-n downdate a body passes to its parent, the ABA passes after kinematics, and the
 articulated inertias alone (for M^-1 and the operational space compliance).
 
-The per-body helpers a pass calls take whole arrays and the body's index, not the body's rows: a row
-such as ``IA[i]`` handed to a function that is not inlined costs about 20 ns per call (the view is built,
-passed field by field and reference counted), more than a one-dof step itself.
+The per-body helpers a pass calls read the body's rows from whole arrays by its index: a row such as
+``IA[i]`` built and handed to a function that is not inlined costs about 20 ns per call (built, passed
+field by field, and reference counted when its array came from Python rather than from
+:func:`soadyn._jit.view`), more than a one-dof step itself.
 """
 
 from .._jit import jit
