@@ -4,6 +4,7 @@ warm start gives the cold solver's motion; PGS answers are checked on the whole 
 cannot be solved raises an error naming that LCP (as the kernel built it) and its residual, the state kept."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -149,3 +150,19 @@ def test_failed_step_names_the_kernels_lcp_and_its_residual():
     with pytest.raises(sd.sim.SimulationError, match="24-row contact LCP of step 0 .*could not be solved") as fail:
         sim.rollout(q0, qd0, steps=3, progress=False)
     assert fail.value.step == 0 and np.array_equal(fail.value.trajectory.q, q0[None])
+
+
+def test_a_degenerate_step_lcp_that_lemke_misses_is_completed_by_pgs():
+    """A state of the resting 10-box stack (reached after 9 s) whose step LCP (240 rows, Delassus rank 140 of
+    the coplanar face contacts) Lemke's method answered 1.3e-6 off the check on the machine that recorded it:
+    the step is solved all the same (PGS continues from Lemke's answer), its answer checked, no energy
+    gained and the stack still at rest."""
+    stack = S.box_stack(10)
+    x = np.load(Path(__file__).parent / "data" / "stack10_degenerate_state.npy")
+    q, qd = x[:stack.model.nq], x[stack.model.nq:]
+    sim = sd.Simulator(stack.model, 1e-3, contact=ContactSettings())
+    q1, qd1 = sim.step(q, qd)
+    st = sim.last_step_stats
+    assert st["path"] in ("lemke", "regularized", "pgs") and st["residual"] <= LCP_TOL, st
+    assert st["energy_gain"] <= 1e-12, st
+    assert np.abs(qd1).max() < 1e-3 and np.abs(q1 - q).max() < 1e-5

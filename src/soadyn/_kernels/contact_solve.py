@@ -173,7 +173,11 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
       ``sigma`` (:func:`pgs.pyramid_sigma`) and checked at :data:`lcp.LCP_TOL` (``PATH_PGS``); an answer above it
       is not used: Lemke solves the step (``info[2] = 1``);
     * the mixed LCP by Lemke after eliminating the ``nb`` free rows (polished and checked inside,
-      regularized runs when ``prm[9] > 0``; ``PATH_LEMKE``, ``PATH_REGULARIZED``).
+      regularized runs when ``prm[9] > 0``; ``PATH_LEMKE``, ``PATH_REGULARIZED``);
+    * when Lemke's best answer misses the check (a degenerate LCP: coplanar contacts, a rank-deficient
+      ``W``; a 10-box stack met one after 9 s with residual 1.3e-6), PGS started from it (:func:`pgs_rows`,
+      ``PATH_PGS``, counted as a fallback: ``info[2] = 1``); on that LCP 100 sweeps brought the residual to
+      2e-7, where PGS from zero needed 1e5.
 
     The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
     (:func:`keep_lcp`). ``info`` as :func:`solve_rows`."""
@@ -203,21 +207,10 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         M = np.empty((n, n))
         ms = pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
     if int(prm[7]) == SOLVER_PGS:
-        A = np.ascontiguousarray(M[:nbeta, :nbeta])
-        b = np.ascontiguousarray(q[:nbeta])
-        zb = np.zeros(nbeta)
         if hot:
-            zb[:] = warm[:nbeta]
-        pinfo = np.zeros(4)
-        pgs(A, b, nb, k, nf, mu, int(prm[10]), prm[11], zb, pinfo)
-        z[:nbeta] = zb
-        pyramid_sigma(M, q, nb, k, nf, z, w)
-        info[0] = pinfo[0]
-        info[4] = lcp_residual(M, q, nb, z, w, ms)
-        info[5] = PATH_PGS
-        if info[4] <= LCP_TOL:
-            st = LCP_OK
-        else:
+            z[:nbeta] = warm[:nbeta]
+        st = pgs_rows(M, q, nb, k, nf, mu, prm, ms, z, w, info)
+        if st != LCP_OK:
             info[2] = 1.0
     if st != LCP_OK:
         linfo = np.zeros(4)
@@ -226,6 +219,14 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         info[1] = linfo[1]
         info[4] = linfo[2]
         info[5] = PATH_LEMKE if linfo[1] == 0.0 else PATH_REGULARIZED
+        if st != LCP_OK and int(prm[7]) != SOLVER_PGS and linfo[2] < math.inf:
+            # Lemke's best answer missed the check (a degenerate LCP of coplanar contacts): PGS from it
+            lemke_status, pivots = st, info[0]
+            st = pgs_rows(M, q, nb, k, nf, mu, prm, ms, z, w, info)
+            info[0] += pivots
+            info[2] = 1.0
+            if st != LCP_OK:
+                st = lemke_status
     if st != LCP_OK:
         keep_lcp(M, q, nb, keep)
         return st
@@ -233,6 +234,26 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         warm[:n] = z
     pyramid_impulses(z, nb, k, nf, lam)
     return LCP_OK
+
+
+@jit
+def pgs_rows(M, q, nb, k, nf, mu, prm, ms, z, w, info):
+    """PGS on the pyramid rows of the LCP of :func:`contact.pyramid_lcp` (``M``, ``q``; ``ms = max |M_ij|``)
+    from ``z`` (``prm[10]`` sweeps to the tolerance ``prm[11]``), ``sigma`` completed
+    (:func:`pgs.pyramid_sigma`) and the answer checked at :data:`lcp.LCP_TOL`: ``info[0]`` the sweeps,
+    ``info[4]`` the residual, ``info[5] = PATH_PGS``. Returns ``LCP_OK`` or ``LCP_INACCURATE``."""
+    nbeta = nb + k * (nf + 1)
+    A = np.ascontiguousarray(M[:nbeta, :nbeta])
+    b = np.ascontiguousarray(q[:nbeta])
+    zb = np.ascontiguousarray(z[:nbeta])
+    pinfo = np.zeros(4)
+    pgs(A, b, nb, k, nf, mu, int(prm[10]), prm[11], zb, pinfo)
+    z[:nbeta] = zb
+    pyramid_sigma(M, q, nb, k, nf, z, w)
+    info[0] = pinfo[0]
+    info[4] = lcp_residual(M, q, nb, z, w, ms)
+    info[5] = PATH_PGS
+    return LCP_OK if info[4] <= LCP_TOL else LCP_INACCURATE
 
 
 @jit
