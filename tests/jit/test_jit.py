@@ -577,8 +577,11 @@ def _kernel_param(name: str):
 def test_one_signature_per_kernel(exercised, kernel):
     if kernel not in exercised["final"]:
         pytest.fail(f"{kernel} is referenced from Python but is not a kernel of soadyn._kernels")
-    origin = exercised["origin"].get(kernel, [])
-    sigs = exercised["final"][kernel]
+    # a signature with a literal argument type comes from a constant in another kernel's call (numba types
+    # `f(x, 0)` inside a kernel with Literal[int](0) when it compiles f for that call), never from Python:
+    # it appears when the calling kernel is compiled in this run, not when it is loaded from the cache
+    origin = [o for o in exercised["origin"].get(kernel, []) if "Literal[" not in o[0]]
+    sigs = [s for s in exercised["final"][kernel] if "Literal[" not in s]
     detail = "\n".join(f"  {s}\n    first from {fn}({kind}) on {model}" for s, model, fn, kind in origin)
     assert len(sigs) <= 1, f"{kernel} compiled {len(sigs)} signatures (a recompile per input form):\n{detail}"
 

@@ -174,10 +174,10 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
       is not used: Lemke solves the step (``info[2] = 1``);
     * the mixed LCP by Lemke after eliminating the ``nb`` free rows (polished and checked inside,
       regularized runs when ``prm[9] > 0``; ``PATH_LEMKE``, ``PATH_REGULARIZED``);
-    * when Lemke's best answer misses the check (a degenerate LCP: coplanar contacts, a rank-deficient
-      ``W``; a 10-box stack met one after 9 s with residual 1.3e-6), PGS started from it (:func:`pgs_rows`,
-      ``PATH_PGS``, counted as a fallback: ``info[2] = 1``); on that LCP 100 sweeps brought the residual to
-      2e-7, where PGS from zero needed 1e5.
+    * when Lemke ends with an answer that misses the check (``LCP_INACCURATE``: a degenerate LCP of coplanar
+      contacts, a rank-deficient ``W``; a 10-box stack met one after 9 s with residual 1.3e-6), PGS started
+      from it (:func:`pgs_rows`, ``PATH_PGS``, counted as a fallback: ``info[2] = 1``); on that LCP 100 sweeps
+      brought the residual to 2e-7, where PGS from zero needed 1e5.
 
     The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
     (:func:`keep_lcp`). ``info`` as :func:`solve_rows`."""
@@ -219,8 +219,9 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         info[1] = linfo[1]
         info[4] = linfo[2]
         info[5] = PATH_LEMKE if linfo[1] == 0.0 else PATH_REGULARIZED
-        if st != LCP_OK and int(prm[7]) != SOLVER_PGS and linfo[2] < math.inf:
-            # Lemke's best answer missed the check (a degenerate LCP of coplanar contacts): PGS from it
+        if st == LCP_INACCURATE and int(prm[7]) != SOLVER_PGS:
+            # Lemke ended with an answer that misses the check (a degenerate LCP of coplanar contacts): PGS
+            # from it (not after a pivot limit or another failure, which the step reports)
             lemke_status, pivots = st, info[0]
             st = pgs_rows(M, q, nb, k, nf, mu, prm, ms, z, w, info)
             info[0] += pivots
