@@ -307,39 +307,26 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free). Returns ``max |M_ij|``, the scale of the
     answer's check (:func:`lcp.lcp_residual`).
 
-    ``P W P^T`` is formed block by block of ``W`` (a loop row, or the 3 rows of a contact), without a BLAS call
-    (whose threads cost more than the product at these sizes); a block of two contacts without a body in
-    common below the world is zero in ``W`` and skipped. Its entries are those of :func:`pyramid_entry`."""
+    ``P W P^T`` is formed entry by entry (:func:`pyramid_entry`) over the blocks of ``W`` (a loop row, or the
+    3 rows of a contact), without a BLAS call (whose threads cost more than the product at these sizes); a
+    block of two contacts without a body in common below the world is zero in ``W`` and skipped."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     cs = pyramid_directions(nf)
     pyramid_q(vr, nb, k, nf, cs, q)
+    Wb, mub = borrow(Wd), borrow(mu)  # no reference counting per pyramid_entry call
     M[:n, :n] = 0.0
     ms = 1.0 if k > 0 else 0.0  # E_hat, E_bar
-    for r in range(nb):  # the loop rows: P = 1
-        for s in range(r + 1):
-            M[r, s] = M[s, r] = Wd[r, s]
-            ms = max(ms, abs(Wd[r, s]))
-    for i in range(k):
-        c0 = nb + 3 * i
-        r0 = nb + i * (nf + 1)
-        for r in range(nb):  # loop row r against contact i: P_i W[c0:c0+3, r]
-            for a in range(nf + 1):
-                t = cs[a, 0] * Wd[c0, r] + cs[a, 1] * Wd[c0 + 1, r] + cs[a, 2] * Wd[c0 + 2, r]
-                M[r0 + a, r] = M[r, r0 + a] = t
-                ms = max(ms, abs(t))
-        for j in range(i + 1):  # contact j <= i: P_i W_ij P_j^T
-            d0 = nb + 3 * j
-            s0 = nb + j * (nf + 1)
-            if zero_block(Wd, c0, d0):
+    for g in range(nb + k):  # row groups: a loop row, or the nf + 1 rows of a contact (3 rows of W)
+        a0, a1 = (g, g + 1) if g < nb else (nb + (g - nb) * (nf + 1), nb + (g - nb + 1) * (nf + 1))
+        for h in range(g + 1):
+            b0, b1 = (h, h + 1) if h < nb else (nb + (h - nb) * (nf + 1), nb + (h - nb + 1) * (nf + 1))
+            if g >= nb and h >= nb and zero_block(Wd, nb + 3 * (g - nb), nb + 3 * (h - nb)):
                 continue
-            for b in range(nf + 1):
-                w0 = Wd[c0, d0] * cs[b, 0] + Wd[c0, d0 + 1] * cs[b, 1] + Wd[c0, d0 + 2] * cs[b, 2]
-                w1 = Wd[c0 + 1, d0] * cs[b, 0] + Wd[c0 + 1, d0 + 1] * cs[b, 1] + Wd[c0 + 1, d0 + 2] * cs[b, 2]
-                w2 = Wd[c0 + 2, d0] * cs[b, 0] + Wd[c0 + 2, d0 + 1] * cs[b, 1] + Wd[c0 + 2, d0 + 2] * cs[b, 2]
-                for a in range(nf + 1 if j < i else b + 1):
-                    t = cs[a, 0] * w0 + cs[a, 1] * w1 + cs[a, 2] * w2
-                    M[r0 + a, s0 + b] = M[s0 + b, r0 + a] = t
+            for a in range(a0, a1):
+                for b in range(b0, min(b1, a + 1)):
+                    t = pyramid_entry(Wb, nb, k, nf, mub, cs, a, b)
+                    M[a, b] = M[b, a] = t
                     ms = max(ms, abs(t))
     for i in range(k):
         r0 = nb + i * (nf + 1)
@@ -363,7 +350,10 @@ def zero_block(Wd, c0, d0):
 
 @jit
 def pyramid_entry(Wd, nb, k, nf, mu, cs, a, b):
-    """``M[a, b]`` of :func:`pyramid_lcp` without forming ``M`` (the same operations, so the same value)."""
+    """``M[a, b]`` of :func:`pyramid_lcp` without forming ``M`` (which fills its entries with this), ``cs`` from
+    :func:`pyramid_directions`: ``P_a W P_b^T``, ``E_hat``, ``E_bar``. A block of two contacts is computed
+    with the later contact's rows first and, within a contact, the lower edge first, so ``M`` is exactly
+    symmetric."""
     nbeta = nb + k * (nf + 1)
     if a >= nbeta or b >= nbeta:
         if a >= nbeta and b >= nbeta:
@@ -386,7 +376,7 @@ def pyramid_entry(Wd, nb, k, nf, mu, cs, a, b):
     d0 = nb + 3 * ((b - nb) // (nf + 1))
     ja = (a - nb) % (nf + 1)
     jb = (b - nb) % (nf + 1)
-    if c0 < d0 or (c0 == d0 and ja > jb):  # pyramid_lcp computes the block with the later contact first
+    if c0 < d0 or (c0 == d0 and ja > jb):
         c0, d0, ja, jb = d0, c0, jb, ja
     w0 = Wd[c0, d0] * cs[jb, 0] + Wd[c0, d0 + 1] * cs[jb, 1] + Wd[c0, d0 + 2] * cs[jb, 2]
     w1 = Wd[c0 + 1, d0] * cs[jb, 0] + Wd[c0 + 1, d0 + 1] * cs[jb, 1] + Wd[c0 + 1, d0 + 2] * cs[jb, 2]
