@@ -142,7 +142,7 @@ class OperationalSpaceController:
         error = self.q_posture - d.q if m.is_vector_space else difference(m, d.q, self.q_posture)
         np.multiply(error, self.posture_kp, out=self.qdd_null)
         self.qdd_null -= self.posture_kd * d.qd
-        st = _kc.osc_cycle(*m._tree, d.q, d.qd, self.qdd_null, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
+        st = _kc.osc_cycle(*m.tree_arrays, d.q, d.qd, self.qdd_null, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
                            self.target_p, self.target_R, self.target_v, self.target_a, self.kp, self.kd,
                            self.damping, m.gravity_accel, d.fext_zero, d.X_E, d.X_r, d.S, d.v, d.c,
                            d.h, d.vJ, d.oR, d.op, d.oS, d.oI, d.oIA, d.oU, d.D, d.Dinv, d.node_count, d.node_cpar,

@@ -126,12 +126,15 @@ def finite_result(x: np.ndarray, what: str) -> np.ndarray:
     return x
 
 
-def _check_data(model: Model, data: Data) -> None:
+def check_data(model: Model, data: Data) -> None:
+    """``ValueError`` unless ``data`` is a :class:`~soadyn.data.Data` made by ``model.data()``."""
     if getattr(data, "model", None) is not model:
         raise ValueError("data: not a Data of this model (create it with model.data())")
 
 
-def _reference(reference: str) -> int:
+def local_flag(reference: str) -> int:
+    """The kernels' ``local`` argument of a frame quantity: 1 for ``reference="local"`` (frame axes), 0 for
+    ``"world_aligned"``; ``ValueError`` naming ``reference`` otherwise."""
     if reference == "local":
         return 1
     if reference not in REFERENCES:
@@ -141,7 +144,7 @@ def _reference(reference: str) -> int:
 
 def copy_state(model: Model, data: Data, q, qd=None) -> None:
     """Check ``data`` and copy the state into it (``qd=None``: at rest)."""
-    _check_data(model, data)
+    check_data(model, data)
     copy_in(q, data.q, "q")
     if qd is None:
         data.qd[:] = 0.0
@@ -183,8 +186,8 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
     if type(model) is not Model and coupled(model):
         return model.coupled_call("frame_jacobian", data, q, frame, reference)
     if getattr(data, "model", None) is not model:
-        _check_data(model, data)
-    local = 1 if reference == "local" else _reference(reference)
+        check_data(model, data)
+    local = 1 if reference == "local" else local_flag(reference)
     f = model.frame_id(frame)
     q = kernel_array(q, (model.nq,), "q")
     st = _kf.frame_jacobian(model.model_int, model.model_float, data.data_float, q, f, local)
@@ -194,7 +197,7 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
 
 
 def _frame_motion(model: Model, data: Data, q, qd, frame) -> None:
-    _check_data(model, data)
+    check_data(model, data)
     f = model.frame_id(frame)
     q = kernel_array(q, (model.nq,), "q")
     qd = kernel_array(qd, (model.nv,), "qd")
@@ -206,7 +209,7 @@ def frame_velocity(model: Model, data: Data, q, qd, frame, reference: str = "loc
     """Spatial velocity ``[w; v]`` of the frame (at its origin) in frame or world-aligned axes: ``J qd``."""
     if coupled(model):
         return model.coupled_call("frame_velocity", data, q, qd, frame, reference)
-    local = _reference(reference)
+    local = local_flag(reference)
     _frame_motion(model, data, q, qd, frame)
     if local:
         return data.frame_v.copy()
@@ -221,7 +224,7 @@ def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: s
     of the frame origin in world axes. Returns a new (6,) array."""
     if coupled(model):
         return model.coupled_call("frame_bias_acceleration", data, q, qd, frame, reference)
-    local = _reference(reference)
+    local = local_flag(reference)
     _frame_motion(model, data, q, qd, frame)
     h = data.frame_h
     if local:
@@ -238,7 +241,7 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     if type(model) is not Model and coupled(model):
         return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
     if getattr(data, "model", None) is not model:
-        _check_data(model, data)
+        check_data(model, data)
     nv = (model.nv,)
     q = kernel_array(q, (model.nq,), "q")
     qd = kernel_array(qd, nv, "qd")
@@ -256,7 +259,7 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
     if type(model) is not Model and coupled(model):
         return model.coupled_call("crba", data, q)
     if getattr(data, "model", None) is not model:
-        _check_data(model, data)
+        check_data(model, data)
     q = kernel_array(q, (model.nq,), "q")
     st = _kt.crba(model.model_int, model.model_float, data.data_float, q)
     if st:
@@ -270,7 +273,7 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     if type(model) is not Model and coupled(model):
         return model.coupled_call("aba", data, q, qd, tau, f_ext)
     if getattr(data, "model", None) is not model:
-        _check_data(model, data)
+        check_data(model, data)
     nv = (model.nv,)
     q = kernel_array(q, (model.nq,), "q")
     qd = kernel_array(qd, nv, "qd")
@@ -288,7 +291,7 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     if type(model) is not Model and coupled(model):
         return model.coupled_call("minv", data, q)
     if getattr(data, "model", None) is not model:
-        _check_data(model, data)
+        check_data(model, data)
     q = kernel_array(q, (model.nq,), "q")
     st = _kt.minv(model.model_int, model.model_float, data.data_float, q)
     if st:

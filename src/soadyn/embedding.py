@@ -30,7 +30,7 @@ from .dynamics import as_array, check_status, fk, integrate, kernel_array
 from .embedding_nodes import (SCALAR_JOINTS, clusters, loop_bodies, loop_rows, node_dofs, pivoted_columns,
                               planar_closed_form)
 from .loops import AssemblyError, LoopError, assemble, constraint_jacobian, loop_arrays
-from .model import Model, _readonly
+from .model import Model, readonly_array
 from .trajectory import Trajectory
 
 __all__ = ["EmbeddedModel", "EmbeddedData", "LoopKinematicsError", "embed_loops", "forward_dynamics",
@@ -264,10 +264,10 @@ class EmbeddedModel:
         self._v2x = v2x
         # the joints of the embedded coordinates (type, q and v addresses, axes, inertias), read-only like the
         # model's joint arrays so that the kernels they reach (integrate_config) compile once
-        self.embedded_joints = (_readonly(ej, i64), _readonly(eqa, i64), _readonly(eva, i64),
-                                _readonly(np.reshape(eax, (-1, 3)), np.float64),
-                                _readonly(np.reshape(eax2, (-1, 3)), np.float64),
-                                _readonly(np.reshape(ein, (-1, 6, 6)), np.float64))
+        self.embedded_joints = (readonly_array(ej, i64), readonly_array(eqa, i64), readonly_array(eva, i64),
+                                readonly_array(np.reshape(eax, (-1, 3)), np.float64),
+                                readonly_array(np.reshape(eax2, (-1, 3)), np.float64),
+                                readonly_array(np.reshape(ein, (-1, 6, 6)), np.float64))
         self._emb = self._subset(emb)
         self._cut = self._subset(cut)[:-1]
         self._nce = int(sum(t.loop_dim[l] for l in emb))
@@ -316,7 +316,7 @@ class EmbeddedModel:
     def kernel_args(self) -> tuple:
         """The model arrays of the CE kernels (tree, frames, embedded and cut loops, nodes), in kernel order."""
         t = self.tree
-        return (t._tree + (t.frame_body, t.frame_E, t.frame_r) + self._emb + self._cut + (self._nd,) + self._nodes
+        return (t.tree_arrays + (t.frame_body, t.frame_E, t.frame_r) + self._emb + self._cut + (self._nd,) + self._nodes
                 + (self._v2x, self.x_q, self._an))
 
     # ------------------------------------------------------------------ public

@@ -15,9 +15,9 @@ import dataclasses
 import numpy as np
 
 from ._kernels import loops as _kl
-from .dynamics import (_check_data, as_array, check_status, copy_in, copy_state, crba, external_forces, integrate,
+from .dynamics import (as_array, check_data, check_status, copy_in, copy_state, crba, external_forces, integrate,
                        kernel_array, rnea)
-from .model import Model
+from .model import Model, readonly_array
 
 __all__ = ["KINDS", "with_loops", "AssemblyError", "LoopError"]
 
@@ -49,12 +49,6 @@ class AssemblyError(ValueError):
         self.loop = loop
         self.residual = residual
         self.q = q
-
-
-def _readonly(a, dtype) -> np.ndarray:
-    out = np.ascontiguousarray(np.array(a, dtype=dtype))
-    out.setflags(write=False)
-    return out
 
 
 def _frame(model: Model, ref, loop: str, role: str) -> int:
@@ -106,13 +100,15 @@ def with_loops(model: Model, specs) -> Model:
     nl = len(names)
     return dataclasses.replace(
         model, nl=nl, nc=int(sum(dims)), loop_names=tuple(names),
-        loop_frame_a=_readonly(fa, np.int64), loop_frame_b=_readonly(fb, np.int64),
-        loop_kind=_readonly(kinds, np.int64), loop_sel=_readonly(np.array(sels).reshape(nl, 6, 6), np.float64),
-        loop_dim=_readonly(dims, np.int64), loop_row=_readonly(np.concatenate([[0], np.cumsum(dims)]), np.int64),
-        loop_axis=_readonly(np.array(ax1).reshape(nl, 3), np.float64),
-        loop_axis2=_readonly(np.array(ax2).reshape(nl, 3), np.float64),
-        loop_twist=_readonly(np.array([_twist_axis(k, s[:d]) for k, s, d in zip(kinds, sels, dims)]).reshape(nl, 3),
-                             np.float64))
+        loop_frame_a=readonly_array(fa, np.int64), loop_frame_b=readonly_array(fb, np.int64),
+        loop_kind=readonly_array(kinds, np.int64),
+        loop_sel=readonly_array(np.array(sels).reshape(nl, 6, 6), np.float64),
+        loop_dim=readonly_array(dims, np.int64),
+        loop_row=readonly_array(np.concatenate([[0], np.cumsum(dims)]), np.int64),
+        loop_axis=readonly_array(np.array(ax1).reshape(nl, 3), np.float64),
+        loop_axis2=readonly_array(np.array(ax2).reshape(nl, 3), np.float64),
+        loop_twist=readonly_array(
+            np.array([_twist_axis(k, s[:d]) for k, s, d in zip(kinds, sels, dims)]).reshape(nl, 3), np.float64))
 
 
 def _twist_axis(code: int, sel: np.ndarray) -> np.ndarray:
@@ -164,7 +160,7 @@ def constraint_state(model: Model, data, q, qd=None):
     """``(phi, cv, gdot, G)``: position errors (nc,), constraint velocities ``G_c qd``, ``Gdot_c qd`` and
     the constraint Jacobian ``G_c`` (nc, nv) at ``(q, qd)`` (views into ``data``)."""
     copy_state(model, data, q, qd)
-    st = _kl.loop_jacobian(*model._tree, *loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
+    st = _kl.loop_jacobian(*model.tree_arrays, *loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
                            data.c, data.h, data.vJ, data.oR, data.op, data.loop_R, data.loop_p, data.loop_Q,
                            data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_G)
     check_status(st, model, data.q)
@@ -192,7 +188,7 @@ def forward_dynamics(model: Model, data, q, qd, tau, f_ext=None, method: str = "
     constraint acceleration. Redundant loops are solved in the least-squares sense; ``data.loop_info``
     holds (rank, 1 if redundant). The multipliers are in ``data.loop_lambda``."""
 
-    _check_data(model, data)
+    check_data(model, data)
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     if method == "kkt":
@@ -207,13 +203,13 @@ def ta_kernel_arguments(model: Model, data, q, qd, tau, f_ext=None, baumgarte=No
     """The arguments of the TA kernel (:func:`soadyn._kernels.loops.ta_forward`) for one call, the inputs
     copied into ``data``: for :func:`forward_dynamics`, and for kernels that run its stages one by one
     (the timing breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
-    _check_data(model, data)
+    check_data(model, data)
     alpha, beta = _stabilization(baumgarte)
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
     copy_in(tau, data.tau_in, "tau")
     fext = external_forces(model, data, f_ext)
-    return (*model._tree, *loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
+    return (*model.tree_arrays, *loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
             data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv,
             data.u, data.a, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.node_count,
             data.node_cpar, data.node_vid, data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q,
@@ -252,11 +248,11 @@ def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     ``G qd = 0`` the same way, in one kernel call (the Schur complement from the node compliance, M^-1 G^T
     by an ABA pass). Returns new ``(q, qd)``; :class:`AssemblyError` if positions do not converge."""
 
-    _check_data(model, data)
+    check_data(model, data)
     q = kernel_array(q, (model.nq,), "q").copy()
     qd = kernel_array(qd, (model.nv,), "qd").copy()
     info = np.zeros(4, dtype=np.int64)
-    st = _kl.project_state(*model._tree, *loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
+    st = _kl.project_state(*model.tree_arrays, *loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
                            data.S, data.v, data.c, data.vJ, data.IA, data.U, data.D, data.Dinv, data.oR, data.op,
                            data.oS, data.oI, data.oIA, data.oU, data.node_count, data.node_cpar, data.node_vid,
                            data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q, data.loop_K, data.loop_f,

@@ -28,7 +28,7 @@ __all__ = ["Model", "ModelError"]
 
 def _no_geoms(*shape, dtype=np.float64):
     """Default factory of an empty read-only geom array (models without geoms)."""
-    return field(default_factory=lambda: _readonly(np.zeros(shape), dtype))
+    return field(default_factory=lambda: readonly_array(np.zeros(shape), dtype))
 
 
 class ModelError(ValueError):
@@ -36,7 +36,9 @@ class ModelError(ValueError):
     mass matrix."""
 
 
-def _readonly(a, dtype) -> np.ndarray:
+def readonly_array(a, dtype) -> np.ndarray:
+    """``a`` as a read-only, C-contiguous array of ``dtype`` (a copy): the form of every array of a Model
+    and of the model arrays that loops, geoms and embedded joints add (docs/architecture.md, Model and Data)."""
     out = np.ascontiguousarray(np.array(a, dtype=dtype))
     out.setflags(write=False)
     return out
@@ -177,8 +179,9 @@ class Model:
         return out
 
     @functools.cached_property
-    def _springs(self) -> tuple:
-        """``(dof_stiffness, dof_damping, dof_springref)`` in kernel argument order."""
+    def spring_arrays(self) -> tuple:
+        """``(dof_stiffness, dof_damping, dof_springref)``: the joint springs' arrays in the argument order of
+        the simulation kernels (``soadyn._kernels.sim``), which take them after :attr:`tree_arrays`."""
         return (self.dof_stiffness, self.dof_damping, self.dof_springref)
 
     # ------------------------------------------------------------------ construction
@@ -294,8 +297,12 @@ class Model:
 
     # ------------------------------------------------------------------ kernel argument packs
     @functools.cached_property
-    def _tree(self) -> tuple:
-        """The model arrays every tree kernel takes, in kernel argument order."""
+    def tree_arrays(self) -> tuple:
+        """The model arrays of the kernels that take the tree as plain arrays (simulation, loops, contact,
+        operational space control, constraint embedding), in their argument order: ``(body_parent, jnt_type,
+        jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, body_I,
+        dof_S, dof_armature)``. The per-call tree kernels take the packed buffers instead
+        (docs/architecture.md, Kernels)."""
         return (self.body_parent, self.jnt_type, self.jnt_qadr, self.jnt_vadr, self.jnt_nv, self.jnt_axis,
                 self.jnt_axis2, self.jnt_pitch, self.body_Xtree_E, self.body_Xtree_r, self.body_I, self.dof_S,
                 self.dof_armature)

@@ -16,7 +16,8 @@ import scipy.linalg
 
 from ._kernels import osim as _ko
 from .data import Data
-from .dynamics import _check_data, _reference, check_status, copy_in, coupled, kernel_array, frame_bias_acceleration, frame_jacobian, minv, rnea
+from .dynamics import (check_data, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, kernel_array,
+                       local_flag, minv, rnea)
 from .model import Model
 
 __all__ = ["NodeSet", "node_set", "pack_nodes", "osim_inv", "osim", "OSDynamics", "operational_space_dynamics",
@@ -148,8 +149,8 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     independent implementation for cross-checking."""
     if coupled(model):
         return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
-    _check_data(model, data)
-    local = _reference(reference)
+    check_data(model, data)
+    local = local_flag(reference)
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     ns = node_set(model, data, frames, dims)
@@ -161,7 +162,7 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
         st = _ko.osim_inv(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
                           ns.node_float, Linv)
     else:
-        st = _ko.osim_inv_paths(*model._tree, model.body_subtree_end, q, ns.body, ns.E, ns.r, ns.sel,
+        st = _ko.osim_inv_paths(*model.tree_arrays, model.body_subtree_end, q, ns.body, ns.E, ns.r, ns.sel,
                                 ns.dim, ns.row, data.X_E, data.X_r, data.S, data.oR,
                                 data.op, data.IA, data.U, data.D, data.Dinv, data.Ups, Linv)
     if st:

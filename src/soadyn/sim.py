@@ -232,12 +232,12 @@ class Simulator:
         if self.contact is not None:
             return _contact().contact_rollout(self, Q, QD, tau, fext, info, self._warm)
         if not self._loops:
-            return _ks.rollout(*m._tree, *m._springs, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
+            return _ks.rollout(*m.tree_arrays, *m.spring_arrays, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
                                d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
                                Q, QD)
         alpha, beta = self._baumgarte
         project = 1 if self._stabilization == "projection" else 0
-        return _ks.loop_rollout(*m._tree, *m._springs, *loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
+        return _ks.loop_rollout(*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
                                 self._dt, self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
                                 d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.oR,
                                 d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,

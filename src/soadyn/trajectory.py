@@ -17,7 +17,7 @@ import numpy as np
 
 from ._kernels import sim as _ks
 from .data import Data
-from .dynamics import _check_data, as_array, check_status
+from .dynamics import check_data, as_array, check_status
 from .loops import loop_arrays
 from .model import Model
 
@@ -218,7 +218,7 @@ def constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -
     of each state (K, 2)."""
     err = np.empty((Q.shape[0], 2))
     d = data
-    st = _ks.constraint_errors(*model._tree, *loop_arrays(model), Q, QD, d.X_E, d.X_r, d.S, d.v, d.c, d.vJ,
+    st = _ks.constraint_errors(*model.tree_arrays, *loop_arrays(model), Q, QD, d.X_E, d.X_r, d.S, d.v, d.c, d.vJ,
                                d.oR, d.op, d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, err)
     check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
     return err
@@ -227,14 +227,14 @@ def constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -
 def energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
     """Kinetic, potential and total energy (K, 3) of the states ``Q``, ``QD`` into ``E``, one kernel call;
     returns the kernel's status."""
-    return _ks.energies(*model._tree, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
+    return _ks.energies(*model.tree_arrays, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
                         data.v, data.c, data.oR, data.op, E)
 
 
 def energy(model: Model, data: Data, q, qd) -> tuple[float, float]:
     """``(kinetic, potential)`` energy of the state ``(q, qd)``: ``1/2 qd^T M(q) qd`` and ``-sum m_i g . c_i``
     (zero at the world origin)."""
-    _check_data(model, data)
+    check_data(model, data)
     data.q[:] = as_array(q, (model.nq,), "q")
     data.qd[:] = as_array(qd, (model.nv,), "qd")
     E = np.empty((1, 3))

@@ -51,17 +51,7 @@ its own layer or a lower one (docs/architecture.md, Layers)."""
 KNOWN_UPWARD_IMPORTS: set = set()
 """(importer, imported) pairs that still break the layer order; each is also left out of the cycle check."""
 
-KNOWN_PRIVATE_USES = {
-    # Model._tree and Model._springs, the model arrays of the tree kernels in argument order, and the checks
-    # dynamics._check_data and dynamics._reference, read by the modules that call kernels:
-    *(("soadyn." + m, "_tree") for m in ("osim", "loops", "control", "embedding", "sim", "trajectory",
-                                         "contact.geometry", "contact.stepper")),
-    ("soadyn.sim", "_springs"), ("soadyn.contact.stepper", "_springs"),
-    ("soadyn.osim", "_check_data"), ("soadyn.loops", "_check_data"), ("soadyn.trajectory", "_check_data"),
-    ("soadyn.contact.geometry", "_check_data"), ("soadyn.osim", "_reference"),
-    ("soadyn.embedding", "_readonly"),  # model._readonly: read-only kernel arrays
-    ("soadyn._kernels.kinematics", "_sym3_congruence"),  # _kernels.spatial._sym3_congruence
-}
+KNOWN_PRIVATE_USES: set = set()
 """(module, private name) pairs still used outside the module that defines the name."""
 
 KNOWN_LONG_FILES = set()

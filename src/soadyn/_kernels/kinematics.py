@@ -11,7 +11,7 @@ import math
 from .._jit import jit
 from .joints import (BAD_FEXT, BAD_IN, BAD_QD, OK, UNIVERSAL, all_finite, check_q, joint_transform, principal_axis,
                      universal_subspace)
-from .spatial import _sym3_congruence, cross_motion, xmotion
+from .spatial import sym3_congruence, cross_motion, xmotion
 
 
 # ------------------------------------------------------------------------------------------ kinematics
@@ -189,7 +189,7 @@ def world_inertias(I, oR, op, oI):
         g0 = R[0, 0] * b0 + R[0, 1] * b1 + R[0, 2] * b2
         g1 = R[1, 0] * b0 + R[1, 1] * b1 + R[1, 2] * b2
         g2 = R[2, 0] * b0 + R[2, 1] * b1 + R[2, 2] * b2
-        a00, a01, a02, a11, a12, a22 = _sym3_congruence(R.T, I[i, 0, 0], I[i, 0, 1], I[i, 0, 2], I[i, 1, 1],
+        a00, a01, a02, a11, a12, a22 = sym3_congruence(R.T, I[i, 0, 0], I[i, 0, 1], I[i, 0, 2], I[i, 1, 1],
                                                         I[i, 1, 2], I[i, 2, 2])
         x, y, z = op[i, 0], op[i, 1], op[i, 2]
         # m p~ p~^T + p~ h'~^T + h'~ p~^T = (m p.p + 2 p.h') 1 - m p p^T - p h'^T - h' p^T

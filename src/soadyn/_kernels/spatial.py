@@ -128,7 +128,7 @@ def mul6(A, x, out):
 
 
 @jit
-def _sym3_congruence(E, a00, a01, a02, a11, a12, a22):
+def sym3_congruence(E, a00, a01, a02, a11, a12, a22):
     """The 6 distinct entries of ``E^T A E`` for a symmetric 3x3 ``A`` (upper triangle given)."""
     # P = A E, column by column
     p00 = a00 * E[0, 0] + a01 * E[1, 0] + a02 * E[2, 0]
@@ -159,8 +159,8 @@ def add_XtIX(X_E, X_r, i, I, out, p, T):
     (``A' = E^T A E``, ``B' = E^T B E``, ``C' = E^T C E``), then shift the reference point:
     ``X^T I X = [[A' - Z - Z^T - r~ C' r~, B' + r~ C'], [., C']]`` with ``Z = B' r~``."""
     E, r, out = X_E[i], X_r[i], out[p]
-    a00, a01, a02, a11, a12, a22 = _sym3_congruence(E, I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
-    c00, c01, c02, c11, c12, c22 = _sym3_congruence(E, I[3, 3], I[3, 4], I[3, 5], I[4, 4], I[4, 5], I[5, 5])
+    a00, a01, a02, a11, a12, a22 = sym3_congruence(E, I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
+    c00, c01, c02, c11, c12, c22 = sym3_congruence(E, I[3, 3], I[3, 4], I[3, 5], I[4, 4], I[4, 5], I[5, 5])
     # B' = E^T B E into T's top-right block
     for k in range(3):
         q0 = I[0, 3] * E[0, k] + I[0, 4] * E[1, k] + I[0, 5] * E[2, k]
@@ -265,8 +265,8 @@ def add_XAXt(E, r, A, out):
     t20, t21, t22 = b20 + v20, b21 + v21, b22 + v22
     # rotate: E M E^T per block
     Et = E.T
-    p00, p01, p02, p11, p12, p22 = _sym3_congruence(Et, a00, a01, a02, a11, a12, a22)
-    q00, q01, q02, q11, q12, q22 = _sym3_congruence(Et, c00, c01, c02, c11, c12, c22)
+    p00, p01, p02, p11, p12, p22 = sym3_congruence(Et, a00, a01, a02, a11, a12, a22)
+    q00, q01, q02, q11, q12, q22 = sym3_congruence(Et, c00, c01, c02, c11, c12, c22)
     out[0, 0] += p00
     out[0, 1] += p01
     out[0, 2] += p02

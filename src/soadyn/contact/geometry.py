@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from .._kernels import collision as _kc
+from ..model import readonly_array
 from ..spatial import Transform
 
 __all__ = ["GEOM_KINDS", "GEOM_SPHERE", "GEOM_CAPSULE", "GEOM_BOX", "GEOM_PLANE", "GEOM_HALFSPACE", "GEOM_CYLINDER",
@@ -230,12 +231,6 @@ def geom_declaration(model, g: int) -> dict:
                 corner_normals=bool(model.geom_corners[g]))
 
 
-def _readonly(a, dtype) -> np.ndarray:
-    out = np.ascontiguousarray(np.array(a, dtype=dtype))
-    out.setflags(write=False)
-    return out
-
-
 def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np.ndarray,
                  exclude_parent_child: bool) -> dict:
     """The ``Model`` geom fields from validated specs. ``host`` maps a body name to (kept body name or
@@ -278,18 +273,19 @@ def model_fields(specs: list, excluded: set, host: dict, index: dict, parent: np
     counts = np.array([0 if g.vertices is None else g.vertices.shape[0] for g in specs], np.int64)
     verts = [g.vertices for g in specs if g.vertices is not None]
     return dict(
-        ng=ng, geom_name=names, geom_body=_readonly(body, np.int64), geom_type=_readonly(types, np.int64),
-        geom_size=_readonly(np.array([g.size for g in specs]).reshape(ng, 3), np.float64),
-        geom_E=_readonly(E, np.float64), geom_r=_readonly(r, np.float64),
-        geom_mu=_readonly([g.mu for g in specs], np.float64),
-        geom_restitution=_readonly([g.restitution for g in specs], np.float64),
-        geom_margin=_readonly([g.margin for g in specs], np.float64),
-        geom_group=_readonly(groups, np.int64), geom_mask=_readonly(masks, np.int64),
-        geom_corners=_readonly(corners, np.int64),
-        geom_vertadr=_readonly(np.cumsum(counts) - counts, np.int64), geom_vertnum=_readonly(counts, np.int64),
-        mesh_vert=_readonly(np.concatenate(verts) if verts else np.zeros((0, 3)), np.float64),
-        npair=npair, pair_geom=_readonly(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
-        pair_max=_readonly(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
+        ng=ng, geom_name=names, geom_body=readonly_array(body, np.int64), geom_type=readonly_array(types, np.int64),
+        geom_size=readonly_array(np.array([g.size for g in specs]).reshape(ng, 3), np.float64),
+        geom_E=readonly_array(E, np.float64), geom_r=readonly_array(r, np.float64),
+        geom_mu=readonly_array([g.mu for g in specs], np.float64),
+        geom_restitution=readonly_array([g.restitution for g in specs], np.float64),
+        geom_margin=readonly_array([g.margin for g in specs], np.float64),
+        geom_group=readonly_array(groups, np.int64), geom_mask=readonly_array(masks, np.int64),
+        geom_corners=readonly_array(corners, np.int64),
+        geom_vertadr=readonly_array(np.cumsum(counts) - counts, np.int64),
+        geom_vertnum=readonly_array(counts, np.int64),
+        mesh_vert=readonly_array(np.concatenate(verts) if verts else np.zeros((0, 3)), np.float64),
+        npair=npair, pair_geom=readonly_array(np.array(pairs, np.int64).reshape(npair, 2), np.int64),
+        pair_max=readonly_array(np.array(pmax, np.int64), np.int64), ncon_max=int(sum(pmax)))
 
 
 def with_geoms(model, specs, exclude_parent_child: bool = True):
@@ -338,7 +334,7 @@ def with_geoms(model, specs, exclude_parent_child: bool = True):
     f = model_fields(old + new, excluded, host, index, np.asarray(model.body_parent), bool(exclude_parent_child))
     pairs = np.concatenate([model.pair_geom, f["pair_geom"]]).reshape(-1, 2)
     pmax = np.concatenate([model.pair_max, f["pair_max"]])
-    f.update(npair=pairs.shape[0], pair_geom=_readonly(pairs, np.int64), pair_max=_readonly(pmax, np.int64),
+    f.update(npair=pairs.shape[0], pair_geom=readonly_array(pairs, np.int64), pair_max=readonly_array(pmax, np.int64),
              ncon_max=int(pmax.sum()))
     return dataclasses.replace(model, **f)
 
@@ -367,11 +363,11 @@ def collide(model, data, q) -> Contacts:
     """Collision detection at configuration ``q``: body poses (tree positions), geom world poses
     (``data.gR``, ``data.gp``), then the narrow phase over ``model.pair_geom`` into ``data.con_*``. Returns a
     :class:`Contacts` of copies. A model without geoms gives no contacts."""
-    from ..dynamics import _check_data, check_status, copy_in
+    from ..dynamics import check_data, check_status, copy_in
 
-    _check_data(model, data)
+    check_data(model, data)
     copy_in(q, data.q, "q")
-    st = _kc.detect(*model._tree, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
+    st = _kc.detect(*model.tree_arrays, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
                     model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, model.geom_margin,
                     model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, model.geom_vertadr,
                     model.geom_vertnum, model.mesh_vert, data.gR, data.gp, data.con_geom, data.con_body, data.con_point,

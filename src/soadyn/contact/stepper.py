@@ -85,7 +85,7 @@ def contact_rollout(sim, Q, QD, tau, fext, stats, warm, keep=None) -> int:
     """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..`` from the warm-start state
     ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it has room."""
     m, d = sim.model, sim.data
-    return _kc.contact_rollout(*m._tree, *m._springs, *loop_arrays(m), *geom_arrays(m, sim.contact), Q[0], QD[0],
+    return _kc.contact_rollout(*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), *geom_arrays(m, sim.contact), Q[0], QD[0],
                                tau, fext,
                                m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
                                d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
