@@ -116,6 +116,58 @@ def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
     return OK
 
 
+@jit
+def articulated_bias_world(parent, vadr, jnv, oS, oIA, oU, Dinv, f, c, tau, pA, u, w):
+    """Pass: leaves to root, world coordinates, after :func:`articulated_world`: the bias forces of the ABA's
+    pass 2 (RBDA Table 7.1). ``pA_i = f_i + sum pa`` over the children, ``u_i = tau_i - S_i^T pA_i`` and
+    ``pa = pA_i + Ia c_i + U_i D_i^-1 u_i`` with ``Ia = P_i - U_i D_i^-1 U_i^T``, computed as
+    ``pA_i + P_i c_i + U_i D_i^-1 (u_i - U_i^T c_i)``. ``f``: the bodies' bias forces ``V x* I V - f_ext``,
+    ``c``: their velocity-product accelerations ``A_i - A_p - S_i qdd_i``, both (nb, 6). ``w`` (2, 6)
+    scratch."""
+    for i in range(parent.shape[0]):
+        for m in range(6):
+            pA[i, m] = f[i, m]
+    for i in range(parent.shape[0] - 1, -1, -1):
+        va, n = vadr[i], jnv[i]
+        for d in range(n):
+            s = tau[va + d]
+            for m in range(6):
+                s -= oS[va + d, m] * pA[i, m]
+            u[va + d] = s
+        p = parent[i]
+        if p < 0:
+            continue
+        for d in range(n):  # u_i - U_i^T c_i, then D_i^-1 (...)
+            s = u[va + d]
+            for m in range(6):
+                s -= oU[va + d, m] * c[i, m]
+            w[0, d] = s
+        for d in range(n):
+            s = 0.0
+            for e in range(n):
+                s += Dinv[i, d, e] * w[0, e]
+            w[1, d] = s
+        for m in range(6):
+            s = pA[i, m]
+            for l in range(6):
+                s += oIA[i, m, l] * c[i, l]
+            for d in range(n):
+                s += oU[va + d, m] * w[1, d]
+            pA[p, m] += s
+
+
+@jit
+def aba_world_accelerations(parent, vadr, jnv, oS, oU, Dinv, u, a0, c, a, qdd, w):
+    """Pass: root to leaves, world coordinates: the ABA's pass 3 (RBDA Table 7.1) after
+    :func:`articulated_bias_world`: ``a'_i = a_p + c_i`` (``a_p = a0`` at a root), ``qdd_i = D_i^-1 (u_i -
+    U_i^T a'_i)``, ``a_i = a'_i + S_i qdd_i`` (:func:`joint_acceleration`). ``w`` (6,) scratch."""
+    for i in range(parent.shape[0]):
+        p = parent[i]
+        for m in range(6):
+            a[i, m] = c[i, m] + (a[p, m] if p >= 0 else a0[m])
+        joint_acceleration(oS, oU, Dinv, i, u, vadr[i], jnv[i], a, qdd, w)
+
+
 # ------------------------------------------------------------------------------------------------- ABA
 @jit
 def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a,

@@ -26,7 +26,8 @@ transport terms. Each entry is one dot product: O(nv d) for depth d.
 
 Calling convention (docs/architecture.md, Kernels): ``(model_int, model_float, data_float, inputs...)``,
 the fields opened inside under their Model/Data names (:mod:`.layout`). Data workspaces:
-``deriv_bw`` (3, nb, 6) world velocity, acceleration, force (then composite force) per body;
+``deriv_bw`` (3, nb, 6) world velocity, acceleration (first the velocity-product term ``c``), force (then
+composite force) per body;
 ``deriv_dw`` (7, nv, 6) per dof ``Sdot``, ``dV/dq``, ``dA/dq``, ``dA/dqd``, ``Ic S``, ``Bc^T S`` and a
 scratch row; ``deriv_B`` (nb, 6, 6) the ``B`` matrices (then composites); ``scratch`` (4, 6, 6).
 """
@@ -36,11 +37,12 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange, view
 from . import layout
 from .joints import NOT_FINITE, OK, UNIVERSAL, all_finite
-from .kinematics import check_inputs, tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
-from .layout import (AM, DATA_FLOAT_SIZE, DERIV_B, DERIV_BW, DERIV_DW, DQDD_DQ, DQDD_DQD, DTAU_DQ, DTAU_DQD, F,
+from .articulated import aba_world_accelerations, articulated_bias_world
+from .kinematics import check_inputs, tree_positions, world_inertias, world_poses, world_subspaces
+from .layout import (AM, DATA_FLOAT_SIZE, DERIV_B, DERIV_BW, DERIV_DW, DQDD_DQ, DQDD_DQD, DTAU_DQ, DTAU_DQD,
                      FEXT_ZERO, FM, MINV, MM, NB, NV, QDD, SCRATCH, TAU, WK, data_kinematics, data_world, dfield,
                      model_tree)
-from .tree import minv_passes, rnea_passes
+from .tree import minv_passes
 
 V_, A_, F_ = 0, 1, 2
 SD, DVDQ, DADQ, DADV, PS, QS, TMP = 0, 1, 2, 3, 4, 5, 6
@@ -94,51 +96,110 @@ def dot_at(x, k, y, l):
 
 # ----------------------------------------------------------------------------------------- the passes
 @jit
-def world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw):
-    """Pass: root to leaves, world coordinates. ``V_i = V_p + sum S_k qd_k``, ``Sdot_k``,
-    ``A_i = A_p + sum (S_k qdd_k + Sdot_k qd_k)`` (``A`` of the world: ``a0``), and per dof ``dV/dq``,
-    ``dA/dq``, ``dA/dqd`` (module docstring)."""
-    V, A = bw[V_], bw[A_]
-    Sd, dVdq, dAdq, dAdv, t = dw[SD], dw[DVDQ], dw[DADQ], dw[DADV], dw[TMP]
+def cross6(w0, w1, w2, v0, v1, v2, m0, m1, m2, m3, m4, m5):
+    """``[w; v] x m`` on scalars (motion cross product, RBDA Eq. 2.31)."""
+    return (w1 * m2 - w2 * m1, w2 * m0 - w0 * m2, w0 * m1 - w1 * m0, w1 * m5 - w2 * m4 + v1 * m2 - v2 * m1,
+            w2 * m3 - w0 * m5 + v2 * m0 - v0 * m2, w0 * m4 - w1 * m3 + v0 * m1 - v1 * m0)
+
+
+@jit
+def world_velocity_pass(parent, jtype, vadr, jnv, oS, qd, bw, dw):
+    """Pass: root to leaves, world coordinates. ``V_i = V_p + sum S_k qd_k``, per dof ``Sdot_k``, ``dV/dq``,
+    ``dA/dqd`` and the velocity part ``Vp x dV/dq`` of ``dA/dq`` (module docstring), and the velocity-product
+    acceleration ``c_i = sum Sdot_k qd_k`` of each body in ``bw[A_]`` (``A_i = A_p + S_i qdd_i + c_i``).
+    The body's velocity and ``c_i`` are summed in registers."""
+    V, C = bw[V_], bw[A_]
+    Sd, dVdq, dAdq, dAdv = dw[SD], dw[DVDQ], dw[DADQ], dw[DADV]
     for i in range(parent.shape[0]):
         p = parent[i]
-        for m in range(6):
-            V[i, m] = V[p, m] if p >= 0 else 0.0
-            A[i, m] = A[p, m] if p >= 0 else a0[m]
+        if p >= 0:
+            x0, x1, x2, x3, x4, x5 = V[p, 0], V[p, 1], V[p, 2], V[p, 3], V[p, 4], V[p, 5]
+        else:
+            x0 = x1 = x2 = x3 = x4 = x5 = 0.0
+        c0 = c1 = c2 = c3 = c4 = c5 = 0.0
         va, n = vadr[i], jnv[i]
         # a chain of one-dof rotations: each dof moves relative to the frame the earlier ones reach, whose
-        # motion V_i, A_i hold while the loop adds the joint's dofs; else every dof moves relative to the parent
+        # velocity x holds while the loop adds the joint's dofs; else every dof moves relative to the parent
         sequential = n == 1 or jtype[i] == UNIVERSAL
         for k in range(va, va + n):
-            cross_at(V, i, oS, k, dVdq, k)  # Vp x S_k
-            cross_at(A, i, oS, k, dAdq, k)  # Ap x S_k
-            cross_at(V, i, dVdq, k, t, k)
-            for m in range(6):
-                dAdq[k, m] += t[k, m]
+            s0, s1, s2, s3, s4, s5 = oS[k, 0], oS[k, 1], oS[k, 2], oS[k, 3], oS[k, 4], oS[k, 5]
+            d0, d1, d2, d3, d4, d5 = cross6(x0, x1, x2, x3, x4, x5, s0, s1, s2, s3, s4, s5)  # Vp x S_k
+            dVdq[k, 0], dVdq[k, 1], dVdq[k, 2], dVdq[k, 3], dVdq[k, 4], dVdq[k, 5] = d0, d1, d2, d3, d4, d5
+            dAdq[k, 0], dAdq[k, 1], dAdq[k, 2], dAdq[k, 3], dAdq[k, 4], dAdq[k, 5] = cross6(
+                x0, x1, x2, x3, x4, x5, d0, d1, d2, d3, d4, d5)  # Vp x (Vp x S_k)
             if sequential:  # Sdot_k = (Vp + S_k qd_k) x S_k = Vp x S_k
-                for m in range(6):
-                    Sd[k, m] = dVdq[k, m]
-                    V[i, m] += oS[k, m] * qd[k]
-                    A[i, m] += oS[k, m] * qdd[k] + Sd[k, m] * qd[k]
+                Sd[k, 0], Sd[k, 1], Sd[k, 2], Sd[k, 3], Sd[k, 4], Sd[k, 5] = d0, d1, d2, d3, d4, d5
+                y = qd[k]
+                x0, x1, x2, x3, x4, x5 = x0 + s0 * y, x1 + s1 * y, x2 + s2 * y, x3 + s3 * y, x4 + s4 * y, x5 + s5 * y
+                c0, c1, c2, c3, c4, c5 = c0 + d0 * y, c1 + d1 * y, c2 + d2 * y, c3 + d3 * y, c4 + d4 * y, c5 + d5 * y
         if not sequential:  # columns constant in the successor frame: Sdot_k = V_i x S_k
             for k in range(va, va + n):
-                for m in range(6):
-                    V[i, m] += oS[k, m] * qd[k]
+                y = qd[k]
+                x0, x1, x2 = x0 + oS[k, 0] * y, x1 + oS[k, 1] * y, x2 + oS[k, 2] * y
+                x3, x4, x5 = x3 + oS[k, 3] * y, x4 + oS[k, 4] * y, x5 + oS[k, 5] * y
             for k in range(va, va + n):
-                cross_at(V, i, oS, k, Sd, k)
-                for m in range(6):
-                    A[i, m] += oS[k, m] * qdd[k] + Sd[k, m] * qd[k]
+                d0, d1, d2, d3, d4, d5 = cross6(x0, x1, x2, x3, x4, x5, oS[k, 0], oS[k, 1], oS[k, 2], oS[k, 3],
+                                                oS[k, 4], oS[k, 5])
+                Sd[k, 0], Sd[k, 1], Sd[k, 2], Sd[k, 3], Sd[k, 4], Sd[k, 5] = d0, d1, d2, d3, d4, d5
+                y = qd[k]
+                c0, c1, c2, c3, c4, c5 = c0 + d0 * y, c1 + d1 * y, c2 + d2 * y, c3 + d3 * y, c4 + d4 * y, c5 + d5 * y
+        V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5] = x0, x1, x2, x3, x4, x5
+        C[i, 0], C[i, 1], C[i, 2], C[i, 3], C[i, 4], C[i, 5] = c0, c1, c2, c3, c4, c5
         for k in range(va, va + n):
             for m in range(6):
                 dAdv[k, m] = Sd[k, m] + dVdq[k, m]
 
 
 @jit
-def body_forces(oR, op, oI, fext, bw, oB, Y):
-    """Per body: ``F = I A + V x* I V - f_ext`` (``f_ext`` given in body coordinates about the body
+def acceleration_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw):
+    """Pass: root to leaves, after :func:`world_velocity_pass`. ``A_i = A_p + c_i + sum S_k qdd_k`` in place of
+    the ``c_i`` in ``bw[A_]`` (``A`` of the world: ``a0``), and the acceleration part ``Ap_l x S_l`` of
+    ``dA/dq_l`` (module docstring), ``Ap_l`` the parent's acceleration plus, in a chain of one-dof rotations,
+    the earlier dofs' ``S_k qdd_k + Sdot_k qd_k``."""
+    A = bw[A_]
+    Sd, dAdq = dw[SD], dw[DADQ]
+    for i in range(parent.shape[0]):
+        p = parent[i]
+        if p >= 0:
+            a_0, a_1, a_2, a_3, a_4, a_5 = A[p, 0], A[p, 1], A[p, 2], A[p, 3], A[p, 4], A[p, 5]
+        else:
+            a_0, a_1, a_2, a_3, a_4, a_5 = a0[0], a0[1], a0[2], a0[3], a0[4], a0[5]
+        b0, b1, b2 = A[i, 0] + a_0, A[i, 1] + a_1, A[i, 2] + a_2
+        b3, b4, b5 = A[i, 3] + a_3, A[i, 4] + a_4, A[i, 5] + a_5
+        sequential = jnv[i] == 1 or jtype[i] == UNIVERSAL
+        for k in range(vadr[i], vadr[i] + jnv[i]):
+            s0, s1, s2, s3, s4, s5 = oS[k, 0], oS[k, 1], oS[k, 2], oS[k, 3], oS[k, 4], oS[k, 5]
+            x = qdd[k]
+            b0, b1, b2, b3, b4, b5 = b0 + s0 * x, b1 + s1 * x, b2 + s2 * x, b3 + s3 * x, b4 + s4 * x, b5 + s5 * x
+            dAdq[k, 0] += a_1 * s2 - a_2 * s1
+            dAdq[k, 1] += a_2 * s0 - a_0 * s2
+            dAdq[k, 2] += a_0 * s1 - a_1 * s0
+            dAdq[k, 3] += a_1 * s5 - a_2 * s4 + a_4 * s2 - a_5 * s1
+            dAdq[k, 4] += a_2 * s3 - a_0 * s5 + a_5 * s0 - a_3 * s2
+            dAdq[k, 5] += a_0 * s4 - a_1 * s3 + a_3 * s1 - a_4 * s0
+            if sequential:
+                y = qd[k]
+                a_0, a_1 = a_0 + (s0 * x + Sd[k, 0] * y), a_1 + (s1 * x + Sd[k, 1] * y)
+                a_2, a_3 = a_2 + (s2 * x + Sd[k, 2] * y), a_3 + (s3 * x + Sd[k, 3] * y)
+                a_4, a_5 = a_4 + (s4 * x + Sd[k, 4] * y), a_5 + (s5 * x + Sd[k, 5] * y)
+        A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5] = b0, b1, b2, b3, b4, b5
+
+
+@jit
+def world_motion_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw):
+    """World velocities, accelerations (``A`` of the world: ``a0``) and the per-dof ``Sdot``, ``dV/dq``,
+    ``dA/dq``, ``dA/dqd`` at a given ``qdd`` (module docstring): :func:`world_velocity_pass`,
+    :func:`acceleration_pass`."""
+    world_velocity_pass(parent, jtype, vadr, jnv, oS, qd, bw, dw)
+    acceleration_pass(parent, jtype, vadr, jnv, oS, qd, qdd, a0, bw, dw)
+
+
+@jit
+def bias_forces(oR, op, oI, fext, bw, oB, Y):
+    """Per body: the bias force ``F = V x* I V - f_ext`` (``f_ext`` given in body coordinates about the body
     origin) and ``B = V x* I - I (V x) + (I V) x*bar`` (world), from the 10 parameters of the world inertia
     ``I = [[Ibar, h~], [h~^T, m 1]]``. ``Y`` (6, 6) scratch."""
-    V, A, F = bw[V_], bw[A_], bw[F_]
+    V, F = bw[V_], bw[F_]
     for i in range(oI.shape[0]):
         w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
         c0, c1, c2, m = oI[i, 2, 4], oI[i, 0, 5], oI[i, 1, 3], oI[i, 3, 3]
@@ -149,18 +210,13 @@ def body_forces(oR, op, oI, fext, bw, oB, Y):
         h3 = m * v0 - (c1 * w2 - c2 * w1)
         h4 = m * v1 - (c2 * w0 - c0 * w2)
         h5 = m * v2 - (c0 * w1 - c1 * w0)
-        # F = I A + V x* h
-        for r in range(6):
-            s = 0.0
-            for c in range(6):
-                s += oI[i, r, c] * A[i, c]
-            F[i, r] = s
-        F[i, 0] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
-        F[i, 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
-        F[i, 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
-        F[i, 3] += w1 * h5 - w2 * h4
-        F[i, 4] += w2 * h3 - w0 * h5
-        F[i, 5] += w0 * h4 - w1 * h3
+        # F = V x* h
+        F[i, 0] = w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
+        F[i, 1] = w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
+        F[i, 2] = w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
+        F[i, 3] = w1 * h5 - w2 * h4
+        F[i, 4] = w2 * h3 - w0 * h5
+        F[i, 5] = w0 * h4 - w1 * h3
         # f_ext to world coordinates about the world origin: f = R f_b, n = R n_b + p x f
         g0 = oR[i, 0, 0] * fext[i, 3] + oR[i, 0, 1] * fext[i, 4] + oR[i, 0, 2] * fext[i, 5]
         g1 = oR[i, 1, 0] * fext[i, 3] + oR[i, 1, 1] * fext[i, 4] + oR[i, 1, 2] * fext[i, 5]
@@ -205,6 +261,18 @@ def body_forces(oR, op, oI, fext, bw, oB, Y):
         oB[i, 4, 2] += h3
         oB[i, 5, 0] += h4
         oB[i, 5, 1] -= h3
+
+
+@jit
+def inertia_forces(oI, bw):
+    """Per body: ``F += I A``, completing the body force ``F = I A + V x* I V - f_ext`` of :func:`bias_forces`."""
+    A, F = bw[A_], bw[F_]
+    for i in range(oI.shape[0]):
+        for r in range(6):
+            s = 0.0
+            for c in range(6):
+                s += oI[i, r, c] * A[i, c]
+            F[i, r] += s
 
 
 @jit
@@ -317,7 +385,8 @@ def rnea_derivatives_state(mi, mf, df, q, qd, qdd, fext, tau, dtau_dq, dtau_dqd,
     world_inertias(body_I, oR, op, oI)
     # the passes of the module docstring (oI ends holding the composite inertias)
     world_motion_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, qdd, gravity_accel, bw, dw)
-    body_forces(oR, op, oI, fext, bw, oB, T[0])
+    bias_forces(oR, op, oI, fext, bw, oB, T[0])
+    inertia_forces(oI, bw)
     composite_pass(body_parent, jnt_vadr, jnt_nv, dof_armature, oS, qdd, oI, oB, bw, dw, tau)
     assemble(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, oS, oI, oB, bw, dw, T[1], dtau_dq,
              dtau_dqd, M)
@@ -357,38 +426,30 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
         return st
     body_subtree_end, gravity_accel = model_derivatives(mi, mf)
     nb, nv = mi[NB], mi[NV]
-    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
-    oS, oI, oIA, oU = data_world(mi, df)
+    X_E, X_r, S, oR, op, oS, oI = data_world_kinematics(mi, df)
+    oIA, oU = data_world(mi, df)[2:]
     D, Dinv = dfield(mi, df, layout.D, (nb, 6, 6)), dfield(mi, df, layout.DINV, (nb, 6, 6))
-    u, a = dfield(mi, df, layout.UU, nv), dfield(mi, df, layout.A, (nb, 6))
+    pA, u, a = dfield(mi, df, layout.PA, (nb, 6)), dfield(mi, df, layout.UU, nv), dfield(mi, df, layout.A, (nb, 6))
     bw, dw, oB, T = data_derivatives(mi, df)
-    rtau = dfield(mi, df, TAU, nv)
-    # kinematics, world subspaces and inertias, M^-1 (tree.minv_passes)
+    # kinematics, world subspaces and inertias, articulated inertias, M^-1 (tree.minv_passes)
     st = minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                      body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI, oIA,
                      oU, D, Dinv, dfield(mi, df, FM, (nb, nv, 6)), dfield(mi, df, AM, (nb, nv, 6)), Minv, T[0],
                      dfield(mi, df, WK, (6, nv)))
     if st != OK:
         return st
-    # qdd = M^-1 (tau - b), the bias forces b = rnea(q, qd, 0) by the body-frame RNEA passes (RBDA Table 5.1)
-    for k in range(nv):
-        qdd[k] = 0.0
-    tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qd, v, c, T[2, 0])
-    rnea_passes(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, X_E, X_r, S, v, c, qdd, fext, gravity_accel, a,
-                dfield(mi, df, F, (nb, 6)), rtau, T[2, 0])
-    for k in range(nv):
-        u[k] = tau[k] - rtau[k]
-    for r in range(nv):
-        s = 0.0
-        for k in range(nv):
-            s += Minv[r, k] * u[k]
-        qdd[r] = s
+    # qdd by the ABA's bias-force and acceleration passes in world coordinates on the articulated inertias
+    # of M^-1 (as Pinocchio's computeABADerivatives): world velocities, c_i, the bodies' bias forces
+    world_velocity_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, bw, dw)
+    bias_forces(oR, op, oI, fext, bw, oB, T[0])
+    articulated_bias_world(body_parent, jnt_vadr, jnt_nv, oS, oIA, oU, Dinv, bw[F_], bw[A_], tau, pA, u, T[2])
+    aba_world_accelerations(body_parent, jnt_vadr, jnt_nv, oS, oU, Dinv, u, gravity_accel, bw[A_], a, qdd, T[3, 0])
     # the RNEA derivatives at (q, qd, qdd), then dqdd/dq = -M^-1 dtau/dq, dqdd/dqd = -M^-1 dtau/dqd
     dtau_dq = dfield(mi, df, DTAU_DQ, (nv, nv))
     dtau_dqd = dfield(mi, df, DTAU_DQD, (nv, nv))
-    world_motion_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, qdd, gravity_accel, bw, dw)
-    body_forces(oR, op, oI, fext, bw, oB, T[0])
-    composite_pass(body_parent, jnt_vadr, jnt_nv, dof_armature, oS, qdd, oI, oB, bw, dw, rtau)
+    acceleration_pass(body_parent, jnt_type, jnt_vadr, jnt_nv, oS, qd, qdd, gravity_accel, bw, dw)
+    inertia_forces(oI, bw)
+    composite_pass(body_parent, jnt_vadr, jnt_nv, dof_armature, oS, qdd, oI, oB, bw, dw, dfield(mi, df, TAU, nv))
     assemble(body_parent, jnt_type, jnt_vadr, jnt_nv, body_subtree_end, dof_armature, oS, oI, oB, bw, dw, T[1], dtau_dq,
              dtau_dqd, dfield(mi, df, MM, (nv, nv)))
     minus_minv_product(Minv, dtau_dq, dqdd_dq)
@@ -399,11 +460,13 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
 @jit
 def aba_derivatives(model_int, model_float, data_float, q, qd, tau, fext):
     """``qdd = aba(q, qd, tau, f_ext)`` and its partial derivatives (Carpentier & Mansard 2018, Sec. IV-B):
-    ``dqdd/dtau = M^-1`` (the O(n^2) recursion of :func:`soadyn._kernels.tree.minv`), ``qdd = M^-1 (tau -
-    b(q, qd))`` with the bias forces ``b`` of the RNEA, ``dqdd/dq = -M^-1 dtau/dq``, ``dqdd/dqd = -M^-1
-    dtau/dqd`` with the RNEA derivatives at ``(q, qd, qdd)``. Outputs ``Data.qdd`` (nv,), ``Data.dqdd_dq``,
-    ``Data.dqdd_dqd``, ``Data.Minv`` (nv, nv); ``Data.dtau_dq``, ``Data.dtau_dqd``, ``Data.M`` keep the RNEA
-    derivatives."""
+    ``dqdd/dtau = M^-1`` (the O(n^2) recursion of :func:`soadyn._kernels.tree.minv`), ``qdd`` by the ABA's
+    bias-force and acceleration passes in world coordinates on the articulated inertias of that recursion
+    (:func:`articulated.articulated_bias_world`, :func:`articulated.aba_world_accelerations`; ``Data.pA``,
+    ``Data.a`` hold their world-frame bias forces and accelerations), ``dqdd/dq = -M^-1 dtau/dq``,
+    ``dqdd/dqd = -M^-1 dtau/dqd`` with the RNEA derivatives at ``(q, qd, qdd)``. Outputs ``Data.qdd`` (nv,),
+    ``Data.dqdd_dq``, ``Data.dqdd_dqd``, ``Data.Minv`` (nv, nv); ``Data.dtau_dq``, ``Data.dtau_dqd``, ``Data.M``
+    keep the RNEA derivatives."""
     nv = model_int[NV]
     return aba_derivatives_state(model_int, model_float, data_float, q, qd, tau, fext,
                                  dfield(model_int, data_float, QDD, nv),
