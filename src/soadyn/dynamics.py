@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
+from ._jit import EntryPoint
 from ._kernels import batch as _kb
 from ._kernels import frames as _kf
 from ._kernels import joints as _kj
@@ -30,6 +31,10 @@ __all__ = [
 _F64 = np.dtype(np.float64)
 _NDARRAY = np.ndarray
 REFERENCES = ("local", "world_aligned")
+# the per-call kernels, called through their compiled entry points: their arguments are the packed Model and
+# Data buffers and arrays from kernel_array, always of the same types (soadyn._jit.EntryPoint)
+_RNEA, _CRBA, _ABA, _MINV = (EntryPoint(k) for k in (_kt.rnea, _kt.crba, _kt.aba, _kt.minv))
+_FRAME_JACOBIAN = EntryPoint(_kf.frame_jacobian)
 
 
 # ------------------------------------------------------------------------------------- input handling
@@ -190,7 +195,7 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
     local = 1 if reference == "local" else local_flag(reference)
     f = model.frame_id(frame)
     q = kernel_array(q, (model.nq,), "q")
-    st = _kf.frame_jacobian(model.model_int, model.model_float, data.data_float, q, f, local)
+    st = _FRAME_JACOBIAN.call(model.model_int, model.model_float, data.data_float, q, f, local)
     if st:
         check_status(st, model, q)
     return data.J
@@ -247,7 +252,7 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     qd = kernel_array(qd, nv, "qd")
     qdd = kernel_array(qdd, nv, "qdd")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _kt.rnea(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    st = _RNEA.call(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
     if st:
         check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea"))
     return data.tau
@@ -261,7 +266,7 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     q = kernel_array(q, (model.nq,), "q")
-    st = _kt.crba(model.model_int, model.model_float, data.data_float, q)
+    st = _CRBA.call(model.model_int, model.model_float, data.data_float, q)
     if st:
         check_status(st, model, q)
     return data.M
@@ -279,7 +284,7 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     qd = kernel_array(qd, nv, "qd")
     tau = kernel_array(tau, nv, "tau")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _kt.aba(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    st = _ABA.call(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
     if st:
         check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba"))
     return data.qdd
@@ -293,7 +298,7 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     q = kernel_array(q, (model.nq,), "q")
-    st = _kt.minv(model.model_int, model.model_float, data.data_float, q)
+    st = _MINV.call(model.model_int, model.model_float, data.data_float, q)
     if st:
         check_status(st, model, q)
     return data.Minv

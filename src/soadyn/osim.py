@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from ._jit import EntryPoint
 from ._kernels import osim as _ko
 from .data import Data
 from .dynamics import (check_data, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, kernel_array,
@@ -24,6 +25,7 @@ __all__ = ["NodeSet", "node_set", "pack_nodes", "osim_inv", "osim", "OSDynamics"
            "SingularCompliance"]
 
 METHODS = ("jain", "chang_khatib")
+_OSIM_INV = EntryPoint(_ko.osim_inv)  # its arguments always have the same types (soadyn._jit.EntryPoint)
 
 
 class SingularCompliance(ValueError):
@@ -85,16 +87,17 @@ def _selection(d, what: str) -> np.ndarray:
 def node_set(model: Model, data: Data, frames, dims=None) -> NodeSet:
     """The :class:`NodeSet` of ``frames`` (names or indices) with ``dims`` (None: all 6; one value for all;
     or one value per frame), cached on ``data``."""
-    if isinstance(frames, (str, int, np.integer)):
-        frames = [frames]
-    frames = tuple(frames)
-    try:  # fast path: hashable dims (None, an int, or a tuple/list of ints)
-        key = (frames, dims if dims is None or isinstance(dims, int) else tuple(dims))
+    try:  # the per-call case first: frames and dims seen before (dims None, an int, or a tuple/list of ints)
+        key = (frames if type(frames) in (tuple, str, int) else tuple(frames),
+               dims if dims is None or type(dims) is int else tuple(dims))
         cached = data.node_sets.get(key)
     except TypeError:  # selection matrices
         key, cached = None, None
     if cached is not None:
         return cached
+    if isinstance(frames, (str, int, np.integer)):
+        frames = [frames]
+    frames = tuple(frames)
     if not frames:
         raise ValueError("frames: at least one frame is required")
     if dims is None or isinstance(dims, (int, np.integer)) or (isinstance(dims, np.ndarray) and dims.ndim == 2):
@@ -147,11 +150,12 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     ``method="jain"``: the Upsilon/Omega recursion over the node tree, O(N + n_c^2) (Jain 2014 Eqs.
     64-69); ``"chang_khatib"``: the per-pair path walks of Chang-Khatib 2000 Table 1, O(N n_c^2), kept as an
     independent implementation for cross-checking."""
-    if coupled(model):
+    if type(model) is not Model and coupled(model):
         return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
-    check_data(model, data)
-    local = local_flag(reference)
-    if method not in METHODS:
+    if getattr(data, "model", None) is not model:
+        check_data(model, data)
+    local = 1 if reference == "local" else local_flag(reference)
+    if method != "jain" and method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     ns = node_set(model, data, frames, dims)
     if not local and not ns.rotatable:
@@ -159,8 +163,8 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     q = kernel_array(q, (model.nq,), "q")
     Linv = np.empty((ns.m, ns.m))
     if method == "jain":
-        st = _ko.osim_inv(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
-                          ns.node_float, Linv)
+        st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                            ns.node_float, Linv)
     else:
         st = _ko.osim_inv_paths(*model.tree_arrays, model.body_subtree_end, q, ns.body, ns.E, ns.r, ns.sel,
                                 ns.dim, ns.row, data.X_E, data.X_r, data.S, data.oR,
