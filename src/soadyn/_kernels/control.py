@@ -56,7 +56,7 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
         p = node_p[k]
         frame_world_pose(b, node_E[k], node_r[k], oR, op, R, p)
         o = 6 * k
-        jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J6, o)
+        jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, R, 0, J6, o)
         xmotion(node_E[k], node_r[k], v[b], vf)
         xmotion(node_E[k], node_r[k], h[b], hf)
         classical_acceleration(vf, hf)  # h_v + w x v

@@ -74,14 +74,12 @@ def node_jacobian(k, nd, nd_dof, nd_row, row_loop, parent, vadr, jnv, S, oR, op,
                 col = nd_dof[d0 + j]
                 for m in range(6):
                     Jw[m, col] = 0.0
-            jacobian_columns(parent, vadr, jnv, S, oR, op, b, pAw[l], Jw, 0)
+            jacobian_columns(parent, vadr, jnv, S, oR, op, b, pAw[l], RA[l], 1, Jw, 0)  # in A's axes
             for j in range(ny):
                 col = nd_dof[d0 + j]
                 acc = 0.0
-                for m in range(3):
-                    jw = RA[l, 0, m] * Jw[0, col] + RA[l, 1, m] * Jw[1, col] + RA[l, 2, m] * Jw[2, col]
-                    jv = RA[l, 0, m] * Jw[3, col] + RA[l, 1, m] * Jw[4, col] + RA[l, 2, m] * Jw[5, col]
-                    acc += Qr[l, d, m] * jw + Qr[l, d, 3 + m] * jv
+                for m in range(6):
+                    acc += Qr[l, d, m] * Jw[m, col]
                 Gk[k, s, j] += sgn * acc
 
 

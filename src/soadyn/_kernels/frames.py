@@ -6,11 +6,11 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 """
 
 from .._jit import jit
-from .joints import OK, check_q
+from .joints import OK, check_q, unit_subspace
 from .kinematics import check_state, positions_pass, tree_positions, tree_velocities, world_poses, world_poses_pass
 from .layout import (FRAME_BODY, FRAME_H, FRAME_P, FRAME_R_, FRAME_V, H, J_, NB, NF, NV, SCRATCH, data_kinematics,
                      dfield, mint, model_extras, model_tree)
-from .spatial import xmotion
+from .spatial import rotate, rotate_T, xmotion
 
 
 @jit
@@ -29,20 +29,38 @@ def frame_world_pose(b, fE, fr, oR, op, R, p):
 
 
 @jit
-def jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, J, o):
-    """Rows ``o .. o+5`` of ``J``: the world-aligned Jacobian at the point ``p`` of body ``b`` (Chang-Khatib
-    2000 Eqs. 24-25): for each dof ``k`` of each ancestor ``j``, ``[oR_j S_k^w; oR_j S_k^v + (oR_j S_k^w) x
-    (p - op_j)]``. Other columns are left untouched (zero them first)."""
+def jacobian_columns(parent, vadr, jnv, S, oR, op, b, p, R, local, J, o):
+    """Rows ``o .. o+5`` of ``J``: the Jacobian at the point ``p`` of body ``b`` (Chang-Khatib 2000 Eqs. 24-25)
+    in world axes (``local`` 0; ``R`` is not read) or in the axes of the rotation ``R`` (``local`` 1: the
+    world-aligned rows premultiplied by ``blockdiag(R^T, R^T)``). For each dof ``k`` of each ancestor ``j``,
+    with ``w = oR_j S_k^w``, ``u = oR_j S_k^v`` and ``d = p - op_j``: ``J[:, k] = [w; u + w x d]``, in R's
+    axes ``[R^T w; R^T u + (R^T w) x (R^T d)]`` (a rotation distributes over the cross product). Where
+    ``S_k`` is a unit axis ``e_m`` (:func:`joints.unit_subspace`: a revolute joint about a coordinate axis,
+    a prismatic joint along one), ``w`` or ``u`` is a column of ``oR_j`` and the other is zero. Other
+    columns are left untouched (zero them first)."""
     j = b
     while j >= 0:
         d0, d1, d2 = p[0] - op[j, 0], p[1] - op[j, 1], p[2] - op[j, 2]
+        if local:
+            d0, d1, d2 = rotate_T(R, d0, d1, d2)
         for k in range(vadr[j], vadr[j] + jnv[j]):
-            for m in range(3):
-                J[o + m, k] = oR[j, m, 0] * S[k, 0] + oR[j, m, 1] * S[k, 1] + oR[j, m, 2] * S[k, 2]
-                J[o + 3 + m, k] = oR[j, m, 0] * S[k, 3] + oR[j, m, 1] * S[k, 4] + oR[j, m, 2] * S[k, 5]
-            J[o + 3, k] += J[o + 1, k] * d2 - J[o + 2, k] * d1
-            J[o + 4, k] += J[o + 2, k] * d0 - J[o, k] * d2
-            J[o + 5, k] += J[o, k] * d1 - J[o + 1, k] * d0
+            m = unit_subspace(S, k)
+            if m < 0:
+                w0, w1, w2 = rotate(oR[j], S[k, 0], S[k, 1], S[k, 2])
+                u0, u1, u2 = rotate(oR[j], S[k, 3], S[k, 4], S[k, 5])
+            elif m < 3:
+                w0, w1, w2 = oR[j, 0, m], oR[j, 1, m], oR[j, 2, m]
+                u0, u1, u2 = 0.0, 0.0, 0.0
+            else:
+                w0, w1, w2 = 0.0, 0.0, 0.0
+                u0, u1, u2 = oR[j, 0, m - 3], oR[j, 1, m - 3], oR[j, 2, m - 3]
+            if local:
+                w0, w1, w2 = rotate_T(R, w0, w1, w2)
+                u0, u1, u2 = rotate_T(R, u0, u1, u2)
+            J[o, k], J[o + 1, k], J[o + 2, k] = w0, w1, w2
+            J[o + 3, k] = u0 + w1 * d2 - w2 * d1
+            J[o + 4, k] = u1 + w2 * d0 - w0 * d2
+            J[o + 5, k] = u2 + w0 * d1 - w1 * d0
         j = parent[j]
 
 
@@ -83,10 +101,11 @@ def fk(model_int, model_float, data_float, q, qd):
 def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     """Jacobian ``Data.J`` (6, nv) of frame ``frame`` at its origin (Chang-Khatib 2000 Eq. 24-25): for each
     dof ``k`` of each ancestor ``j`` of the frame's body, world-aligned ``J[:, k] = [oR_j S_k^w; oR_j S_k^v +
-    (oR_j S_k^w) x (p_f - op_j)]``, zero elsewhere; ``local`` (1) rotates it into the frame's axes,
-    ``blockdiag(R^T, R^T) J``. ``Data.frame_R``, ``Data.frame_p``: the frame's world pose. Only the frame's
-    body and its ancestors are moved (:func:`kinematics.positions_pass`): ``Data.X_E, X_r, oR, op`` of other
-    bodies keep their values."""
+    (oR_j S_k^w) x (p_f - op_j)]``, zero elsewhere, or with ``local`` (1) in the frame's axes,
+    ``blockdiag(R^T, R^T) J`` (:func:`jacobian_columns`). ``Data.frame_R``, ``Data.frame_p``: the frame's
+    world pose. Only the frame's body and its ancestors are moved (:func:`kinematics.positions_pass`), as
+    Pinocchio's frame Jacobian visits only the frame's support: ``Data.X_E, X_r, oR, op`` of other bodies
+    keep their values."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     st = check_q(jnt_type, jnt_qadr, q)
@@ -100,21 +119,13 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     R = dfield(model_int, data_float, FRAME_R_, (3, 3))
     p = dfield(model_int, data_float, FRAME_P, 3)
     b = frame_body[frame]
-    if b >= 0:  # the frame's body and its ancestors, as Pinocchio's frame Jacobian visits only its support
+    if b >= 0:  # the frame's body and its ancestors
         positions_pass(b, body_subtree_end, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                        body_Xtree_r, q, X_E, X_r, S)
         world_poses_pass(b, body_subtree_end, body_parent, X_E, X_r, oR, op)
     frame_world_pose(b, frame_E[frame], frame_r[frame], oR, op, R, p)
     J[:] = 0.0
-    jacobian_columns(body_parent, jnt_vadr, jnt_nv, S, oR, op, b, p, J, 0)
-    j = b if local else -1
-    while j >= 0:  # the nonzero columns, those of the ancestors' dofs
-        for k in range(jnt_vadr[j], jnt_vadr[j] + jnt_nv[j]):
-            for o in (0, 3):
-                x, y, z = J[o, k], J[o + 1, k], J[o + 2, k]
-                for m in range(3):
-                    J[o + m, k] = R[0, m] * x + R[1, m] * y + R[2, m] * z
-        j = body_parent[j]
+    jacobian_columns(body_parent, jnt_vadr, jnt_nv, S, oR, op, b, p, R, local, J, 0)
     return OK
 
 

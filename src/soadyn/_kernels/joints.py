@@ -69,6 +69,21 @@ def principal_axis(t, a0, a1, a2):
 
 
 @jit
+def unit_subspace(S, k):
+    """``m`` if the motion subspace row ``S[k]`` is exactly the unit vector ``e_m`` (0-2: a rotation about a
+    coordinate axis, 3-5: a translation along one, as :func:`principal_axis` joints have), else -1: where a
+    column of a rotation matrix replaces its product with ``S[k]``, with the same result."""
+    m = -1
+    for n in range(6):
+        x = S[k, n]
+        if x == 1.0 and m < 0:
+            m = n
+        elif x != 0.0:
+            return -1
+    return m
+
+
+@jit
 def universal_transform(a, u, q, k):
     """UNIVERSAL: ``R = rot(a, q1) rot(u, q2)``, so ``E = rot(u, -q2) rot(a, -q1)`` (row-major 9-tuple)."""
     B = rot_axis_T(u, -q[k + 1])

@@ -361,7 +361,6 @@ def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
     loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, h, np.zeros(6),
               RA, pAw, Q, phi, cv, gdot)
     Jw = np.zeros((6, nv))
-    Jr = np.empty(6)
     for r in range(G.shape[0]):
         for k in range(nv):
             G[r, k] = 0.0
@@ -372,15 +371,12 @@ def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
                 continue
             sgn = -1.0 if side == 0 else 1.0
             Jw[:] = 0.0
-            jacobian_columns(parent, vadr, jnv, S, oR, op, b, pAw[l], Jw, 0)
+            jacobian_columns(parent, vadr, jnv, S, oR, op, b, pAw[l], RA[l], 1, Jw, 0)  # in A's axes
             for k in range(nv):
-                for m in range(3):  # rotate into A's axes
-                    Jr[m] = RA[l, 0, m] * Jw[0, k] + RA[l, 1, m] * Jw[1, k] + RA[l, 2, m] * Jw[2, k]
-                    Jr[3 + m] = RA[l, 0, m] * Jw[3, k] + RA[l, 1, m] * Jw[4, k] + RA[l, 2, m] * Jw[5, k]
                 for d in range(dim[l]):
                     s = 0.0
                     for m in range(6):
-                        s += Q[l, d, m] * Jr[m]
+                        s += Q[l, d, m] * Jw[m, k]
                     G[row[l] + d, k] += sgn * s
     return OK
 

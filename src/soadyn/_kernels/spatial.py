@@ -31,6 +31,20 @@ def quat_to_rot(q, k, R):
 
 
 @jit
+def rotate(R, x, y, z):
+    """``R (x, y, z)`` for a 3x3 ``R``, as a 3-tuple (in registers)."""
+    return (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z, R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
+            R[2, 0] * x + R[2, 1] * y + R[2, 2] * z)
+
+
+@jit
+def rotate_T(R, x, y, z):
+    """``R^T (x, y, z)`` for a 3x3 ``R``, as a 3-tuple (in registers)."""
+    return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
+            R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
+
+
+@jit
 def xmotion(E, r, m, out):
     """out = X m: ``w' = E w``, ``v' = E (v - r x w)``."""
     w0, w1, w2 = m[0], m[1], m[2]
