@@ -108,12 +108,45 @@ def articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G):
     for i in range(parent.shape[0] - 1, -1, -1):
         n = jnv[i]
         va = vadr[i]
+        p = parent[i]
+        if n == 1:  # rank one, in registers: U = P s, D = s . U, P_p += P - U D^-1 U^T
+            if not one_dof_downdate(oIA, i, oS, armature[va], va, p, oU, D, Dinv):
+                return SINGULAR | (i << 8)
+            continue
         if not joint_factors(oIA, i, oS, armature, va, n, -1, oU, D, Dinv):
             return SINGULAR | (i << 8)
-        p = parent[i]
         if p >= 0:
             rank_n_downdate(oIA, i, oU, Dinv, va, n, oIA[p], G)
     return OK
+
+
+@jit
+def one_dof_downdate(IA, i, S, armature, va, p, U, D, Dinv):
+    """:func:`joint_factors` and :func:`rank_n_downdate` of a one-dof joint (dof ``va``, parent ``p``; the
+    downdate only below a parent): ``U = P s``, ``D = s . U + armature``, ``D^-1`` a reciprocal, ``IA[p] += P
+    - U D^-1 U^T`` in one sweep. Returns False if ``D`` is not positive."""
+    s0, s1, s2, s3, s4, s5 = S[va, 0], S[va, 1], S[va, 2], S[va, 3], S[va, 4], S[va, 5]
+    for r in range(6):
+        U[va, r] = (IA[i, r, 0] * s0 + IA[i, r, 1] * s1 + IA[i, r, 2] * s2 + IA[i, r, 3] * s3 + IA[i, r, 4] * s4
+                    + IA[i, r, 5] * s5)
+    u0, u1, u2, u3, u4, u5 = U[va, 0], U[va, 1], U[va, 2], U[va, 3], U[va, 4], U[va, 5]
+    d = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5 + armature
+    D[i, 0, 0] = d
+    if not positive_pivot(d, abs(d)):
+        return False
+    dinv = 1.0 / d
+    Dinv[i, 0, 0] = dinv
+    if p >= 0:
+        g0, g1, g2, g3, g4, g5 = u0 * dinv, u1 * dinv, u2 * dinv, u3 * dinv, u4 * dinv, u5 * dinv
+        for r in range(6):
+            ur = U[va, r]
+            IA[p, r, 0] = IA[p, r, 0] + IA[i, r, 0] - ur * g0
+            IA[p, r, 1] = IA[p, r, 1] + IA[i, r, 1] - ur * g1
+            IA[p, r, 2] = IA[p, r, 2] + IA[i, r, 2] - ur * g2
+            IA[p, r, 3] = IA[p, r, 3] + IA[i, r, 3] - ur * g3
+            IA[p, r, 4] = IA[p, r, 4] + IA[i, r, 4] - ur * g4
+            IA[p, r, 5] = IA[p, r, 5] + IA[i, r, 5] - ur * g5
+    return True
 
 
 @jit
