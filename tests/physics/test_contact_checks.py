@@ -12,6 +12,7 @@ import pytest
 import soadyn as sd
 from soadyn import joints as J
 from soadyn import lcp
+from soadyn._kernels.contact import WARM_PIVOTS
 from soadyn.contact import ContactSettings
 from soadyn.contact.stepper import PATHS, STAT_COLUMNS
 from soadyn.lcp import LCP_TOL
@@ -19,9 +20,15 @@ from soadyn.models import scenes as S
 from soadyn.spatial import Inertia, Transform
 
 G = 9.81
-WARM_AGREEMENT = 1e-9
-"""Largest difference (m, m/s) between warm-started and cold runs of a resting stack after 0.2 s: both
-apply checked answers of the same LCPs (each within LCP_TOL of the velocity scale g dt)."""
+DT = 1e-3
+
+
+def warm_agreement(steps: int) -> tuple[float, float]:
+    """Largest differences (m, m/s) between warm-started and cold runs of ``steps`` steps: both apply checked
+    answers of the same LCPs, each within LCP_TOL of the velocity scale g dt, so the velocities may part by
+    ``LCP_TOL g dt`` a step and the positions by ``dt`` times the sum of those."""
+    dv = steps * LCP_TOL * G * DT
+    return steps * DT * dv, dv
 
 
 def path_of(name: str) -> int:
@@ -71,20 +78,22 @@ def test_box_face_on_a_turned_slope_uses_only_checked_answers(solver):
 
 
 def test_warm_start_moves_a_stack_as_the_cold_solver_does():
-    """A resting staggered 5-box stack for 0.2 s: warm-started steps (no pivots) and cold Lemke steps give
-    the same motion; the warm start serves most steps."""
+    """A resting staggered 5-box stack for 0.2 s: warm-started steps (an active set corrected by at most
+    WARM_PIVOTS - 1 block pivots, no Lemke pivots) and cold Lemke steps give the same motion; the warm start
+    serves most steps."""
     scene = S.box_stack(5, *S.staggered_offsets(5))
     runs = {}
     for warm in (True, False):
-        sim = sd.Simulator(scene.model, 1e-3, contact=ContactSettings(warm_start=warm))
+        sim = sd.Simulator(scene.model, DT, contact=ContactSettings(warm_start=warm))
         runs[warm] = sim.rollout(scene.q0, scene.qd0, duration=0.2, progress=False)
     hot, cold = runs[True].contact_stats, runs[False].contact_stats
     warm = hot[:, 11] == path_of("warm")
-    assert warm.mean() > 0.9 and hot[warm, 3].max() == 0
+    assert warm.mean() > 0.9 and hot[warm, 3].max() <= WARM_PIVOTS - 1
     assert (cold[:, 11] == path_of("lemke")).all() and cold[:, 3].min() > 0
     assert max(hot[:, 10].max(), cold[:, 10].max()) <= LCP_TOL
-    assert np.abs(runs[True].q - runs[False].q).max() < WARM_AGREEMENT
-    assert np.abs(runs[True].qd - runs[False].qd).max() < WARM_AGREEMENT
+    dq, dv = warm_agreement(hot.shape[0])
+    assert np.abs(runs[True].q - runs[False].q).max() < dq
+    assert np.abs(runs[True].qd - runs[False].qd).max() < dv
 
 
 def test_simulator_step_keeps_the_warm_start_between_calls():
@@ -92,7 +101,7 @@ def test_simulator_step_keeps_the_warm_start_between_calls():
     fresh simulator's cold step from the same state gives the same result."""
     model = box_on_slope(np.eye(3), 0.5)
     q, qd = np.array([0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6)
-    sim = sd.Simulator(model, 1e-3, contact=ContactSettings())
+    sim = sd.Simulator(model, DT, contact=ContactSettings())
     paths = []
     for _ in range(3):
         q_prev, qd_prev = q, qd
@@ -101,8 +110,9 @@ def test_simulator_step_keeps_the_warm_start_between_calls():
         paths.append(stats["path"])
         assert set(stats) == set(STAT_COLUMNS) and stats["residual"] <= LCP_TOL
     assert paths == ["lemke", "warm", "warm"]
-    q1, qd1 = sd.Simulator(model, 1e-3, contact=ContactSettings()).step(q_prev, qd_prev)
-    assert np.abs(q1 - q).max() < WARM_AGREEMENT and np.abs(qd1 - qd).max() < WARM_AGREEMENT
+    q1, qd1 = sd.Simulator(model, DT, contact=ContactSettings()).step(q_prev, qd_prev)
+    dq, dv = warm_agreement(1)
+    assert np.abs(q1 - q).max() < dq and np.abs(qd1 - qd).max() < dv
 
 
 def test_pgs_answers_are_checked_on_the_whole_pyramid_lcp():

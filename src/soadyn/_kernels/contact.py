@@ -23,9 +23,14 @@ import math
 import numpy as np
 
 from .._jit import borrow, jit
-from .lcp import block_solve, natural_residual
+from .lcp import LCP_TOL, block_solve, natural_residual
 from .osim import vertex_compliance
 from .spatial import xforce_T_add, xmotion
+
+WARM_PIVOTS = 4
+"""Block solves of the warm start (:func:`pyramid_warm`) before the step falls back to Lemke."""
+WARM_TIKHONOV = 1e-8
+"""Regularization of the warm start's block relative to ``max |M_ij|`` (:func:`pyramid_warm`)."""
 
 
 @jit
@@ -387,33 +392,100 @@ def pyramid_entry(Wd, nb, k, nf, mu, cs, a, b):
 @jit
 def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
-    ``active[i]`` (the previous step's positive ``z``) solved by one LU of their block (:func:`pyramid_entry`,
-    :func:`lcp.block_solve`; ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the
-    structure (:func:`pyramid_impulses`, ``W lam``, ``E_hat``, ``E_bar``) and the residual of
-    :func:`lcp.lcp_error` with the scale ``max |M_ij|`` = the largest of 1, ``mu`` and the diagonal of
-    ``P W P^T`` (a positive semidefinite matrix has its largest entry on the diagonal). Returns the relative
-    residual (``inf`` when the block is singular; ``z``, ``w`` written)."""
+    ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_entry`;
+    ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the structure
+    (:func:`pyramid_impulses`, ``W lam``, ``E_hat``, ``E_bar``) and the residual of :func:`lcp.lcp_error` with the
+    scale ``ms = max |M_ij|`` = the largest of 1, ``mu`` and the diagonal of ``P W P^T`` (a positive
+    semidefinite matrix has its largest entry on the diagonal).
+
+    An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
+    1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
+    check allows), and the block is solved again, at most :data:`WARM_PIVOTS` times. The block is solved with
+    ``WARM_TIKHONOV ms`` added to its diagonal: the face of a box has four coplanar contacts whose normal rows
+    have rank three, and the regularized block gives the least-norm impulses, all four corners loaded; that
+    answer carries over from step to step, where one of the many vertex answers (three corners, the centre
+    of pressure on the diagonal of two) flips with round-off. The regularization adds
+    ``WARM_TIKHONOV ms |z|`` to a row's residual and is checked with it.
+
+    Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
+    ``w``, ``active`` written)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     Wb, mub, csb = borrow(Wd), borrow(mu), borrow(cs)  # no reference counting per pyramid_entry call
-    idx = np.empty(n, dtype=np.int64)
-    m = 0
-    for i in range(n):
-        if i < nb or active[i]:
-            idx[m] = i
-            m += 1
-    A = np.empty((m, m))
-    for a in range(m):
-        for c in range(m):
-            A[a, c] = pyramid_entry(Wb, nb, k, nf, mub, csb, idx[a], idx[c])
     ms = 1.0 if k > 0 else 0.0
     for i in range(k):
         ms = max(ms, abs(mu[i]))
     for a in range(nbeta):
         ms = max(ms, abs(pyramid_entry(Wb, nb, k, nf, mub, csb, a, a)))
-    solved = block_solve(A, q, idx, m, z)
-    if not solved:
-        z[:] = 0.0
+    qs = 0.0
+    for i in range(n):
+        qs = max(qs, abs(q[i]))
+    idx = np.empty(n, dtype=np.int64)
+    r = math.inf
+    for solves in range(1, WARM_PIVOTS + 1):
+        m = 0
+        for i in range(n):
+            if i < nb or active[i]:
+                idx[m] = i
+                m += 1
+        A = np.empty((m, m))
+        active_block(Wb, nb, k, nf, mub, csb, idx, m, A)
+        for a in range(m):
+            A[a, a] += WARM_TIKHONOV * ms
+        if not block_solve(A, q, idx, m, z):
+            z[:] = 0.0
+            return math.inf, solves
+        pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w)
+        r = natural_residual(q, nb, z, w, ms)
+        if r <= LCP_TOL:
+            return r, solves
+        tol = LCP_TOL * qs  # a row within this does not fail the check
+        changed = False
+        for i in range(nb, n):
+            if active[i] and ms * z[i] < -tol:
+                active[i] = False
+                changed = True
+            elif not active[i] and w[i] < -tol:
+                active[i] = True
+                changed = True
+        if not changed:
+            break
+    return r, WARM_PIVOTS
+
+
+@jit
+def active_block(Wd, nb, k, nf, mu, cs, idx, m, A):
+    """``A = M[idx, idx]`` of :func:`pyramid_lcp` for the ``m`` ascending rows ``idx[:m]``, without forming
+    ``M``: the entries of :func:`pyramid_entry` (borrowed arguments), ``P W P^T`` mirrored from its lower
+    triangle (exactly symmetric), zero for two contacts whose block of ``W`` is zero (no body in common below
+    the world)."""
+    nbeta = nb + k * (nf + 1)
+    for a in range(m):
+        ia = idx[a]
+        ga = (ia - nb) // (nf + 1) if nb <= ia < nbeta else -1  # the row's contact, -1 for other rows
+        gz, zero = -1, False  # the last contact paired with ga, and whether their block is zero
+        for c in range(a + 1):
+            ic = idx[c]
+            if ia >= nbeta or ic >= nbeta:  # a sigma row: E_hat, E_bar are not symmetric
+                A[a, c] = pyramid_entry(Wd, nb, k, nf, mu, cs, ia, ic)
+                A[c, a] = pyramid_entry(Wd, nb, k, nf, mu, cs, ic, ia)
+                continue
+            gc = (ic - nb) // (nf + 1) if ic >= nb else -1
+            if ga >= 0 and gc >= 0 and gc != ga:
+                if gc != gz:
+                    gz, zero = gc, zero_block(Wd, nb + 3 * ga, nb + 3 * gc)
+                if zero:
+                    A[a, c] = A[c, a] = 0.0
+                    continue
+            A[a, c] = A[c, a] = pyramid_entry(Wd, nb, k, nf, mu, cs, ia, ic)
+
+
+@jit
+def pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w):
+    """``w = M z + q`` of :func:`pyramid_lcp` from its structure, without ``M``: ``P W P^T beta`` as
+    ``P (W lam)`` with the row impulses ``lam`` of ``z`` (:func:`pyramid_impulses`), plus ``E_hat sigma`` on
+    the edges and ``E_bar beta`` on the ``sigma`` rows."""
+    nbeta = nb + k * (nf + 1)
     nr = nb + 3 * k
     lam = np.empty(nr)
     pyramid_impulses(z, nb, k, nf, lam)
@@ -434,8 +506,6 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
                 w[r0 + a] += z[nbeta + i]  # E_hat sigma
                 e += z[r0 + a]
         w[nbeta + i] = q[nbeta + i] + mu[i] * z[r0] - e  # E_bar beta
-    r = natural_residual(q, nb, z, w, ms)
-    return r if solved else math.inf
 
 
 @jit

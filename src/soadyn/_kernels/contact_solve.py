@@ -197,7 +197,8 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4] = pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w)
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w)
+        info[0] = solves - 1
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[5] = PATH_WARM
