@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._jit import EntryPoint
 from ._kernels import derivatives as _kd
 from ._kernels import frame_derivatives as _kfd
 from .data import Data
@@ -58,6 +59,10 @@ class FrameAccelerationDerivatives(NamedTuple):
     da_dqdd: np.ndarray  # (6, nv) = dv/dqd = the frame Jacobian (same axes)
 
 
+# the per-call kernels, called with the packed Model and Data buffers and arrays from kernel_array, always of
+# the same types (soadyn._jit.EntryPoint)
+_RNEA_DERIVATIVES, _ABA_DERIVATIVES = EntryPoint(_kd.rnea_derivatives), EntryPoint(_kd.aba_derivatives)
+
 _new = tuple.__new__
 """``_new(cls, values)``: a NamedTuple from a tuple of its fields, without the argument parsing of
 ``cls(...)`` (0.1 us of a 4 us call at n = 6)."""
@@ -79,13 +84,14 @@ def rnea_derivatives(model: Model, data: Data, q, qd, qdd, f_ext=None) -> RNEADe
     ``qdd`` (``M``), in one set of O(N) passes in world coordinates (Carpentier & Mansard 2018, Alg. 1;
     Pinocchio's ``computeRNEADerivatives``). ``f_ext`` as for :func:`soadyn.rnea` (body-frame forces,
     which move with their bodies)."""
-    _checked(model, data, "rnea_derivatives")
+    if type(model) is not Model or getattr(data, "model", None) is not model:
+        _checked(model, data, "rnea_derivatives")
     nv = (model.nv,)
     q = kernel_array(q, (model.nq,), "q")
     qd = kernel_array(qd, nv, "qd")
     qdd = kernel_array(qdd, nv, "qdd")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _kd.rnea_derivatives(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    st = _RNEA_DERIVATIVES.call(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
     if st:
         check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea_derivatives"))
     return _new(RNEADerivatives, (data.tau, data.dtau_dq, data.dtau_dqd, data.M))
@@ -96,13 +102,14 @@ def aba_derivatives(model: Model, data: Data, q, qd, tau, f_ext=None) -> ABADeri
     :func:`soadyn.minv`), ``qdd = M^-1 (tau - b(q, qd))``, ``dqdd/dq = -M^-1 dtau/dq`` and ``dqdd/dqd =
     -M^-1 dtau/dqd`` with the RNEA derivatives at ``(q, qd, qdd)`` (Carpentier & Mansard 2018, Sec. IV-B;
     Pinocchio's ``computeABADerivatives``)."""
-    _checked(model, data, "aba_derivatives")
+    if type(model) is not Model or getattr(data, "model", None) is not model:
+        _checked(model, data, "aba_derivatives")
     nv = (model.nv,)
     q = kernel_array(q, (model.nq,), "q")
     qd = kernel_array(qd, nv, "qd")
     tau = kernel_array(tau, nv, "tau")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _kd.aba_derivatives(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    st = _ABA_DERIVATIVES.call(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
     if st:
         check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba_derivatives"))
     return _new(ABADerivatives, (data.qdd, data.dqdd_dq, data.dqdd_dqd, data.Minv))
