@@ -9,8 +9,6 @@ instead of raising. Inputs are the caller's arrays, never copied. Bodies are in 
 ``p = parent[i]``, ``k`` a dof, ``j`` an ancestor.
 """
 
-import numpy as np
-
 from .._jit import jit
 from .articulated import aba_core, articulated_world
 from .joints import NOT_FINITE, OK, all_finite, check_q
@@ -214,19 +212,6 @@ def minv(model_int, model_float, data_float, q):
     return minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch,
                        body_Xtree_E, body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI,
                        oIA, oU, D, Dinv, Fm, Am, Minv, dfield(model_int, data_float, SCRATCH, (4, 6, 6))[0], Wk)
-
-
-@jit
-def minv_tree(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
-              body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI, oIA, oU, D, Dinv, Fm,
-              Am, Minv):
-    """:func:`minv` for kernels that hold the tree arrays one by one (the dynamics derivatives); allocates its
-    (6, 6) and (6, nv) scratch."""
-    T = np.empty((6, 6))
-    Wk = np.empty((6, Minv.shape[0]))
-    return minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch,
-                       body_Xtree_E, body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI,
-                       oIA, oU, D, Dinv, Fm, Am, Minv, T, Wk)
 
 
 @jit
