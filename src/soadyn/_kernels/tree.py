@@ -236,8 +236,26 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
         va = jnt_vadr[i]
         ve = jnt_vadr[body_subtree_end[i] - 1] + jnt_nv[body_subtree_end[i] - 1]  # end of the subtree's dofs
         p = body_parent[i]
-        if n == 1:
-            one_dof_forces(oS, oU, va, Dinv[i, 0, 0], ve, p >= 0, Minv, Fm)
+        if n == 1:  # one sweep over the columns: Minv[va, va] = D^-1, Minv[va, k] = -D^-1 S . Fm[0, k] for
+            # the descendants' dofs and, below a parent, Fm[0, k] += U Minv[va, k] over the subtree
+            dinv = Dinv[i, 0, 0]
+            s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
+            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
+            Minv[va, va] = dinv
+            if p >= 0:
+                Fm[0, va, 0], Fm[0, va, 1], Fm[0, va, 2] = u0 * dinv, u1 * dinv, u2 * dinv
+                Fm[0, va, 3], Fm[0, va, 4], Fm[0, va, 5] = u3 * dinv, u4 * dinv, u5 * dinv
+            for k in range(va + 1, ve):
+                x = -(dinv * (s0 * Fm[0, k, 0] + s1 * Fm[0, k, 1] + s2 * Fm[0, k, 2] + s3 * Fm[0, k, 3]
+                              + s4 * Fm[0, k, 4] + s5 * Fm[0, k, 5]))
+                Minv[va, k] = x
+                if p >= 0:
+                    Fm[0, k, 0] += u0 * x
+                    Fm[0, k, 1] += u1 * x
+                    Fm[0, k, 2] += u2 * x
+                    Fm[0, k, 3] += u3 * x
+                    Fm[0, k, 4] += u4 * x
+                    Fm[0, k, 5] += u5 * x
             continue
         for d in range(n):
             for e in range(n):
@@ -261,8 +279,25 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
         n = jnt_nv[i]
         va = jnt_vadr[i]
         p = body_parent[i]
-        if n == 1:
-            one_dof_accelerations(oS, oU, va, Dinv[i, 0, 0], p, i, Minv, Am)
+        if n == 1:  # one sweep over the columns k >= va: Minv[va, k] -= D^-1 U . Am[p, k],
+            # Am[i, k] = Am[p, k] + S Minv[va, k] (Am_p = 0 at a root)
+            dinv = Dinv[i, 0, 0]
+            s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
+            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
+            for k in range(va, nv):
+                if p >= 0:
+                    a0, a1, a2, a3, a4, a5 = Am[p, k, 0], Am[p, k, 1], Am[p, k, 2], Am[p, k, 3], Am[p, k, 4], Am[p, k, 5]
+                    x = Minv[va, k] - dinv * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
+                    Minv[va, k] = x
+                else:
+                    a0 = a1 = a2 = a3 = a4 = a5 = 0.0
+                    x = Minv[va, k]
+                Am[i, k, 0] = a0 + s0 * x
+                Am[i, k, 1] = a1 + s1 * x
+                Am[i, k, 2] = a2 + s2 * x
+                Am[i, k, 3] = a3 + s3 * x
+                Am[i, k, 4] = a4 + s4 * x
+                Am[i, k, 5] = a5 + s5 * x
             continue
         if p >= 0:
             # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
@@ -287,50 +322,3 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
         for k in range(r):
             Minv[r, k] = Minv[k, r]
     return OK
-
-
-@jit
-def one_dof_forces(oS, oU, va, dinv, ve, has_parent, Minv, Fm):
-    """Pass-1 step of :func:`minv` for a one-dof joint (dof ``va``, subtree dofs ``va .. ve-1``), one sweep
-    over the columns: ``Minv[va, va] = D^-1``, ``Minv[va, k] = -D^-1 S . Fm[0, k]`` for the descendants'
-    dofs, and, below a parent, ``Fm[0, k] += U Minv[va, k]`` over the subtree."""
-    s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
-    u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
-    Minv[va, va] = dinv
-    if has_parent:
-        Fm[0, va, 0], Fm[0, va, 1], Fm[0, va, 2] = u0 * dinv, u1 * dinv, u2 * dinv
-        Fm[0, va, 3], Fm[0, va, 4], Fm[0, va, 5] = u3 * dinv, u4 * dinv, u5 * dinv
-    for k in range(va + 1, ve):
-        x = -(dinv * (s0 * Fm[0, k, 0] + s1 * Fm[0, k, 1] + s2 * Fm[0, k, 2] + s3 * Fm[0, k, 3] + s4 * Fm[0, k, 4]
-                      + s5 * Fm[0, k, 5]))
-        Minv[va, k] = x
-        if has_parent:
-            Fm[0, k, 0] += u0 * x
-            Fm[0, k, 1] += u1 * x
-            Fm[0, k, 2] += u2 * x
-            Fm[0, k, 3] += u3 * x
-            Fm[0, k, 4] += u4 * x
-            Fm[0, k, 5] += u5 * x
-
-
-@jit
-def one_dof_accelerations(oS, oU, va, dinv, p, i, Minv, Am):
-    """Pass-2 step of :func:`minv` for a one-dof joint of body ``i`` (dof ``va``, parent ``p``), one sweep
-    over the columns ``k >= va``: ``Minv[va, k] -= D^-1 U . Am[p, k]``, ``Am[i, k] = Am[p, k] + S Minv[va, k]``
-    (``Am_p = 0`` at a root)."""
-    s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
-    u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
-    for k in range(va, Minv.shape[0]):
-        if p >= 0:
-            a0, a1, a2, a3, a4, a5 = Am[p, k, 0], Am[p, k, 1], Am[p, k, 2], Am[p, k, 3], Am[p, k, 4], Am[p, k, 5]
-            x = Minv[va, k] - dinv * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
-            Minv[va, k] = x
-        else:
-            a0 = a1 = a2 = a3 = a4 = a5 = 0.0
-            x = Minv[va, k]
-        Am[i, k, 0] = a0 + s0 * x
-        Am[i, k, 1] = a1 + s1 * x
-        Am[i, k, 2] = a2 + s2 * x
-        Am[i, k, 3] = a3 + s3 * x
-        Am[i, k, 4] = a4 + s4 * x
-        Am[i, k, 5] = a5 + s5 * x
