@@ -29,7 +29,7 @@ KERNELS = SRC / "_kernels"
 NUMBA_DECORATORS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass", "generated_jit", "stencil",
                     "experimental"}
 """numba names that create compiled functions or classes (``experimental`` holds ``jitclass``)."""
-SOADYN_DECORATORS = {"jit", "parallel_jit"}
+SOADYN_DECORATORS = {"jit", "inline_jit", "parallel_jit"}
 """The decorators of ``soadyn._jit``."""
 NOT_KERNEL_API = {"Model", "ModelBuilder", "ModelError", "Data", "Inertia", "Transform", "joints", "models",
                   "spatial", "Trajectory", "sweep"}
@@ -89,7 +89,7 @@ def numba_decorator_uses(tree: ast.Module) -> list[str]:
 
 
 def kernel_decorators(tree: ast.Module) -> list[str]:
-    """Decorators of the functions of a ``_kernels`` module that are not a bare ``jit``/``parallel_jit``
+    """Decorators of the functions of a ``_kernels`` module that are not a bare ``jit``/``inline_jit``/``parallel_jit``
     (a call such as ``jit("f8(f8)")`` would compile eagerly at import)."""
     bad = []
     for node in ast.walk(tree):

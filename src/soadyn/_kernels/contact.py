@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .._jit import borrow, jit
+from .._jit import inline_jit, jit
 from .lcp import LCP_TOL, block_solve, natural_residual
 from .osim import vertex_compliance
 from .spatial import xforce_T_add, xmotion
@@ -124,14 +124,13 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
     ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
     coefficients, ``B_a = ^aX_0^T Sel_a^T``), ``W[r, s] = sum_(a, b) g_(r, a)^T Omega(b_a, b_b) g_(s, b)`` over
     the nodes of the two rows (:func:`osim.vertex_compliance`). Each node pair adds a block on the rows of its
-    two nodes; nodes on bodies of different subtrees of the world (free bodies: different bodies) do not
-    couple and are skipped. Returns a kernel status."""
+    two nodes; only the pairs of nodes on one subtree of the world couple (free bodies: on one body), so the
+    nodes are ordered by subtree and each visits those of its own before it. Returns a kernel status."""
     st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
                                       vid, Ups, W6, node_body[:nn])
     if st != 0:
         return st
     # the rows of each node, with the side of the row it is on, and their pick-offs g
-    wEb, wrb, selb, dimb, coefb = borrow(wE), borrow(wr), borrow(node_sel), borrow(node_dim), borrow(row_coef)
     nr = Wd.shape[0]
     nrows = np.zeros(nn, dtype=np.int64)
     rows = np.empty((nn, 6), dtype=np.int64)
@@ -144,7 +143,7 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                 rows[a, nrows[a]] = r
                 side[a, nrows[a]] = x
                 nrows[a] += 1
-                row_pickoff(wEb, wrb, selb, dimb, a, coefb, r, x, g)
+                row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g)
     # Omega(v, v) g for every row: the node pairs on one vertex (all of them for free bodies) need no more
     h = np.empty((nr, 2, 6))
     for r in range(nr):
@@ -157,14 +156,27 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                     for l in range(6):
                         t += Om[v, v, m, l] * g[r, x, l]
                     h[r, x, m] = t
+    # the nodes of each subtree of the world (a counting sort by root vertex): only nodes of one subtree couple
+    nvert = vroot.shape[0]
+    start = np.zeros(nvert + 1, dtype=np.int64)
+    for a in range(nn):
+        start[vroot[vid[node_body[a]]] + 1] += 1
+    for v in range(nvert):
+        start[v + 1] += start[v]
+    fill = start[:nvert].copy()
+    order = np.empty(nn, dtype=np.int64)
+    for a in range(nn):
+        v = vroot[vid[node_body[a]]]
+        order[fill[v]] = a
+        fill[v] += 1
     Wd[:, :] = 0.0
     hb = np.empty((6, 6))  # Omega(b_a, b_b) g_(s, b) for the rows s of node b, one pair of nodes on two vertices
-    for a in range(nn):
+    for ia in range(nn):
+        a = order[ia]
         va = vid[node_body[a]]
-        for b in range(a + 1):
+        for ib in range(start[vroot[va]], ia + 1):
+            b = order[ib]
             vb = vid[node_body[b]]
-            if vroot[va] != vroot[vb]:
-                continue
             if va != vb:
                 for j in range(nrows[b]):
                     s, y = rows[b, j], side[b, j]
@@ -186,7 +198,7 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
     return 0
 
 
-@jit
+@inline_jit
 def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g):
     """``g[r, x] = ^aX_0^T Sel_a^T C``: the world wrench (about the world origin) of a unit impulse of row ``r``
     on its node ``a`` (side ``x``), ``C = row_coef[r, x, :node_dim[a]]`` (as :func:`spatial.xforce_T_add`)."""
@@ -205,7 +217,7 @@ def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g):
     g[r, x, 2] += wr[a, 0] * f1 - wr[a, 1] * f0
 
 
-@jit
+@inline_jit
 def node_transform(b, wE, wr, oR, op, a, E, r):
     """``^aX_b = ^aX_0 ^0X_b = (wE oR_b, oR_b^T (wr - op_b))`` for node ``a`` on body ``b``."""
     for m in range(3):
@@ -223,9 +235,8 @@ def row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_nod
     V = np.empty(6)
     Vb = np.empty(6)
     Vn = np.empty((nn, 6))
-    wEb, wrb, oRb, opb = borrow(wE), borrow(wr), borrow(oR), borrow(op)
     for a in range(nn):
-        node_transform(node_body[a], wEb, wrb, oRb, opb, a, E, r)
+        node_transform(node_body[a], wE, wr, oR, op, a, E, r)
         for m in range(6):  # a copy, not a view handed to xmotion: no reference counting per node
             Vb[m] = v[node_body[a], m]
         xmotion(E, r, Vb, V)
@@ -262,7 +273,6 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
             if a >= 0:
                 for d in range(node_dim[a]):
                     Fn[a, d] += row_coef[rr, x, d] * lam[rr]
-    wEb, wrb, oRb, opb = borrow(wE), borrow(wr), borrow(oR), borrow(op)
     for a in range(nn):
         for m in range(6):
             s = 0.0
@@ -270,7 +280,7 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
                 s += node_sel[a, d, m] * Fn[a, d]
             F[m] = s
         b = node_body[a]
-        node_transform(b, wEb, wrb, oRb, opb, a, E, r)
+        node_transform(b, wE, wr, oR, op, a, E, r)
         Fb[:] = 0.0
         xforce_T_add(E, r, F, Fb)
         for m in range(6):  # added here, not through a view of f[b]: no reference counting per node
@@ -309,94 +319,89 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     contact) coordinates and the row targets ``vr``: with ``P = diag(I_nb, P_1 .. P_k)``, ``P_i`` the
     ``(n_f + 1) x 3`` map to the pyramid ``[n, d_0 ..]`` (:func:`pyramid_directions`),
     ``M = [[P W P^T, [0; E_hat]], [[0, E_bar], 0]]``, ``q = [P vr; 0]``, unknowns ``z = [p_b; beta_; sigma]``
-    (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free). Returns ``max |M_ij|``, the scale of the
-    answer's check (:func:`lcp.lcp_residual`).
-
-    ``P W P^T`` is formed entry by entry (:func:`pyramid_entry`) over the blocks of ``W`` (a loop row, or the
-    3 rows of a contact), without a BLAS call (whose threads cost more than the product at these sizes); a
-    block of two contacts without a body in common below the world is zero in ``W`` and skipped."""
-    nbeta = nb + k * (nf + 1)
-    n = nbeta + k
+    (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free), ``M`` by :func:`pyramid_block`. Returns
+    ``max |M_ij|`` (:func:`pyramid_scale`), the scale of the answer's check (:func:`lcp.lcp_residual`)."""
+    n = nb + k * (nf + 2)
     cs = pyramid_directions(nf)
     pyramid_q(vr, nb, k, nf, cs, q)
-    Wb, mub = borrow(Wd), borrow(mu)  # no reference counting per pyramid_entry call
-    M[:n, :n] = 0.0
-    ms = 1.0 if k > 0 else 0.0  # E_hat, E_bar
-    for g in range(nb + k):  # row groups: a loop row, or the nf + 1 rows of a contact (3 rows of W)
-        a0, a1 = (g, g + 1) if g < nb else (nb + (g - nb) * (nf + 1), nb + (g - nb + 1) * (nf + 1))
-        for h in range(g + 1):
-            b0, b1 = (h, h + 1) if h < nb else (nb + (h - nb) * (nf + 1), nb + (h - nb + 1) * (nf + 1))
-            if g >= nb and h >= nb and zero_block(Wd, nb + 3 * (g - nb), nb + 3 * (h - nb)):
-                continue
-            for a in range(a0, a1):
-                for b in range(b0, min(b1, a + 1)):
-                    t = pyramid_entry(Wb, nb, k, nf, mub, cs, a, b)
-                    M[a, b] = M[b, a] = t
-                    ms = max(ms, abs(t))
+    pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, M)
+    return pyramid_scale(Wd, nb, k, nf, mu, cs)
+
+
+@jit
+def pyramid_scale(Wd, nb, k, nf, mu, cs):
+    """``max |M_ij|`` of :func:`pyramid_lcp` without forming ``M``: the largest of 1 (``E_hat``), ``|mu_i|``
+    and the diagonal of ``P W P^T`` (positive semidefinite: its largest entry is on the diagonal), the
+    diagonal entry of edge ``j`` of contact ``i`` being ``cs_j^T W_ii cs_j`` with ``W_ii`` the contact's
+    3 x 3 block."""
+    ms = 1.0 if k > 0 else 0.0
+    for r in range(nb):
+        ms = max(ms, abs(Wd[r, r]))
     for i in range(k):
-        r0 = nb + i * (nf + 1)
-        for j in range(nf):
-            M[r0 + 1 + j, nbeta + i] = 1.0  # E_hat
-            M[nbeta + i, r0 + 1 + j] = -1.0  # E_bar = [mu, -E*]
-        M[nbeta + i, r0] = mu[i]
         ms = max(ms, abs(mu[i]))
+        c0 = nb + 3 * i
+        for j in range(nf + 1):
+            d = 0.0
+            for x in range(3):
+                for y in range(3):
+                    d += cs[j, x] * Wd[c0 + x, c0 + y] * cs[j, y]
+            ms = max(ms, abs(d))
     return ms
 
 
 @jit
-def zero_block(Wd, c0, d0):
-    """Whether the 3 x 3 block of ``W`` of the contacts with rows ``c0`` and ``d0`` is zero."""
-    for x in range(3):
-        for y in range(3):
-            if Wd[c0 + x, d0 + y] != 0.0:
-                return False
-    return True
-
-
-@jit
-def pyramid_entry(Wd, nb, k, nf, mu, cs, a, b):
-    """``M[a, b]`` of :func:`pyramid_lcp` without forming ``M`` (which fills its entries with this), ``cs`` from
-    :func:`pyramid_directions`: ``P_a W P_b^T``, ``E_hat``, ``E_bar``. A block of two contacts is computed
-    with the later contact's rows first and, within a contact, the lower edge first, so ``M`` is exactly
-    symmetric."""
+def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, A):
+    """``A = M[idx, idx]`` of :func:`pyramid_lcp` for the ``m`` ascending rows ``idx[:m]`` (all of them: ``M``)
+    without forming ``M``. ``P W P^T`` as ``(P W)[idx] P^T``: the rows ``G_a = (P W)[idx[a]]`` first (a loop
+    row of ``W``, or ``cs_j^T`` times the 3 rows of contact ``i`` for its edge ``j``), then each entry of
+    the lower triangle as ``G_a`` on the 3 columns of the other row's contact times ``cs``, mirrored (``A``
+    exactly symmetric there; a block of two contacts with no body in common is zero in ``W``). ``E_hat``
+    (1 on an edge row in its contact's ``sigma`` column) and ``E_bar`` (``mu_i`` and -1 on the ``sigma`` row
+    of contact ``i``) from their pattern."""
     nbeta = nb + k * (nf + 1)
-    if a >= nbeta or b >= nbeta:
-        if a >= nbeta and b >= nbeta:
-            return 0.0
-        if a >= nbeta:  # E_bar = [mu, -1 .. -1] on the contact's own rows
-            if b < nb or (b - nb) // (nf + 1) != a - nbeta:
-                return 0.0
-            return mu[a - nbeta] if (b - nb) % (nf + 1) == 0 else -1.0
-        if a < nb or (a - nb) // (nf + 1) != b - nbeta:  # E_hat: 1 on the contact's edges
-            return 0.0
-        return 1.0 if (a - nb) % (nf + 1) > 0 else 0.0
-    if a < nb and b < nb:
-        return Wd[a, b]
-    if a < nb or b < nb:  # a loop row r against a pyramid row of contact i
-        r, c = (a, b) if a < nb else (b, a)
-        c0 = nb + 3 * ((c - nb) // (nf + 1))
-        j = (c - nb) % (nf + 1)
-        return cs[j, 0] * Wd[c0, r] + cs[j, 1] * Wd[c0 + 1, r] + cs[j, 2] * Wd[c0 + 2, r]
-    c0 = nb + 3 * ((a - nb) // (nf + 1))
-    d0 = nb + 3 * ((b - nb) // (nf + 1))
-    ja = (a - nb) % (nf + 1)
-    jb = (b - nb) % (nf + 1)
-    if c0 < d0 or (c0 == d0 and ja > jb):
-        c0, d0, ja, jb = d0, c0, jb, ja
-    w0 = Wd[c0, d0] * cs[jb, 0] + Wd[c0, d0 + 1] * cs[jb, 1] + Wd[c0, d0 + 2] * cs[jb, 2]
-    w1 = Wd[c0 + 1, d0] * cs[jb, 0] + Wd[c0 + 1, d0 + 1] * cs[jb, 1] + Wd[c0 + 1, d0 + 2] * cs[jb, 2]
-    w2 = Wd[c0 + 2, d0] * cs[jb, 0] + Wd[c0 + 2, d0 + 1] * cs[jb, 1] + Wd[c0 + 2, d0 + 2] * cs[jb, 2]
-    return cs[ja, 0] * w0 + cs[ja, 1] * w1 + cs[ja, 2] * w2
+    nr = Wd.shape[0]
+    G = np.empty((m, nr))
+    for a in range(m):
+        ia = idx[a]
+        if ia < nb:
+            for r in range(nr):
+                G[a, r] = Wd[ia, r]
+        elif ia < nbeta:
+            c0 = nb + 3 * ((ia - nb) // (nf + 1))
+            j = (ia - nb) % (nf + 1)
+            x, y, z = cs[j, 0], cs[j, 1], cs[j, 2]
+            for r in range(nr):
+                G[a, r] = x * Wd[c0, r] + y * Wd[c0 + 1, r] + z * Wd[c0 + 2, r]
+    for a in range(m):
+        ia = idx[a]
+        for c in range(a + 1):
+            ic = idx[c]
+            if ia < nbeta:  # then ic < nbeta too (idx ascends)
+                if ic < nb:
+                    t = G[a, ic]
+                else:
+                    d0 = nb + 3 * ((ic - nb) // (nf + 1))
+                    j = (ic - nb) % (nf + 1)
+                    t = G[a, d0] * cs[j, 0] + G[a, d0 + 1] * cs[j, 1] + G[a, d0 + 2] * cs[j, 2]
+                A[a, c] = A[c, a] = t
+                continue
+            # ia is the sigma row of contact i; ic a row of any kind
+            i = ia - nbeta
+            r0 = nb + i * (nf + 1)  # the contact's normal row; its edges follow
+            if ic == r0:
+                A[a, c], A[c, a] = mu[i], 0.0
+            elif r0 < ic <= r0 + nf:
+                A[a, c], A[c, a] = -1.0, 1.0
+            else:
+                A[a, c] = A[c, a] = 0.0
 
 
 @jit
 def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
-    ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_entry`;
-    ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the structure
-    (:func:`pyramid_impulses`, ``W lam``, ``E_hat``, ``E_bar``) and the residual of :func:`lcp.lcp_error` with the
-    scale ``ms = max |M_ij|`` = the largest of 1, ``mu`` and the diagonal of ``P W P^T`` (a positive
-    semidefinite matrix has its largest entry on the diagonal).
+    ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
+    ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`)
+    and the residual of :func:`lcp.lcp_error` with the scale ``max |M_ij|`` of :func:`pyramid_scale`.
 
     An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
     1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
@@ -411,12 +416,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
     ``w``, ``active`` written)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
-    Wb, mub, csb = borrow(Wd), borrow(mu), borrow(cs)  # no reference counting per pyramid_entry call
-    ms = 1.0 if k > 0 else 0.0
-    for i in range(k):
-        ms = max(ms, abs(mu[i]))
-    for a in range(nbeta):
-        ms = max(ms, abs(pyramid_entry(Wb, nb, k, nf, mub, csb, a, a)))
+    ms = pyramid_scale(Wd, nb, k, nf, mu, cs)
     qs = 0.0
     for i in range(n):
         qs = max(qs, abs(q[i]))
@@ -429,7 +429,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
                 idx[m] = i
                 m += 1
         A = np.empty((m, m))
-        active_block(Wb, nb, k, nf, mub, csb, idx, m, A)
+        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, A)
         for a in range(m):
             A[a, a] += WARM_TIKHONOV * ms
         if not block_solve(A, q, idx, m, z):
@@ -454,33 +454,6 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
 
 
 @jit
-def active_block(Wd, nb, k, nf, mu, cs, idx, m, A):
-    """``A = M[idx, idx]`` of :func:`pyramid_lcp` for the ``m`` ascending rows ``idx[:m]``, without forming
-    ``M``: the entries of :func:`pyramid_entry` (borrowed arguments), ``P W P^T`` mirrored from its lower
-    triangle (exactly symmetric), zero for two contacts whose block of ``W`` is zero (no body in common below
-    the world)."""
-    nbeta = nb + k * (nf + 1)
-    for a in range(m):
-        ia = idx[a]
-        ga = (ia - nb) // (nf + 1) if nb <= ia < nbeta else -1  # the row's contact, -1 for other rows
-        gz, zero = -1, False  # the last contact paired with ga, and whether their block is zero
-        for c in range(a + 1):
-            ic = idx[c]
-            if ia >= nbeta or ic >= nbeta:  # a sigma row: E_hat, E_bar are not symmetric
-                A[a, c] = pyramid_entry(Wd, nb, k, nf, mu, cs, ia, ic)
-                A[c, a] = pyramid_entry(Wd, nb, k, nf, mu, cs, ic, ia)
-                continue
-            gc = (ic - nb) // (nf + 1) if ic >= nb else -1
-            if ga >= 0 and gc >= 0 and gc != ga:
-                if gc != gz:
-                    gz, zero = gc, zero_block(Wd, nb + 3 * ga, nb + 3 * gc)
-                if zero:
-                    A[a, c] = A[c, a] = 0.0
-                    continue
-            A[a, c] = A[c, a] = pyramid_entry(Wd, nb, k, nf, mu, cs, ia, ic)
-
-
-@jit
 def pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w):
     """``w = M z + q`` of :func:`pyramid_lcp` from its structure, without ``M``: ``P W P^T beta`` as
     ``P (W lam)`` with the row impulses ``lam`` of ``z`` (:func:`pyramid_impulses`), plus ``E_hat sigma`` on
@@ -488,7 +461,7 @@ def pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w):
     nbeta = nb + k * (nf + 1)
     nr = nb + 3 * k
     lam = np.empty(nr)
-    pyramid_impulses(z, nb, k, nf, lam)
+    pyramid_impulses(z, nb, k, nf, cs, lam)
     v = np.zeros(nr)  # W lam over the rows with an impulse
     for c in range(nr):
         if lam[c] != 0.0:
@@ -509,9 +482,9 @@ def pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w):
 
 
 @jit
-def pyramid_impulses(z, nb, k, nf, lam):
+def pyramid_impulses(z, nb, k, nf, cs, lam):
     """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) of an LCP solution ``z = [p_b; beta_; ..]``:
-    ``lam_b = p_b`` and ``lam_i = P_i^T beta_(i)`` (Eq. 7: ``F_u = D_ beta_``)."""
+    ``lam_b = p_b`` and ``lam_i = P_i^T beta_(i)`` (Eq. 7: ``F_u = D_ beta_``); ``cs``: :func:`pyramid_directions`."""
     for r in range(nb):
         lam[r] = z[r]
     for i in range(k):
@@ -519,10 +492,9 @@ def pyramid_impulses(z, nb, k, nf, lam):
         fn = z[r0]
         f1 = 0.0
         f2 = 0.0
-        for j in range(nf):
-            th = 2.0 * math.pi * j / nf
-            f1 += math.cos(th) * z[r0 + 1 + j]
-            f2 += math.sin(th) * z[r0 + 1 + j]
+        for j in range(1, nf + 1):
+            f1 += cs[j, 1] * z[r0 + j]
+            f2 += cs[j, 2] * z[r0 + j]
         lam[nb + 3 * i] = fn
         lam[nb + 3 * i + 1] = f1
         lam[nb + 3 * i + 2] = f2

@@ -45,8 +45,8 @@ Parameters ``prm`` (float64): ``dt, n_f, erp, loop_erp, impact_velocity, mu (< 0
 restitution (< 0: the geoms' values), solver (0 Lemke, 1 PGS), max_pivots, tikhonov, pgs_iterations,
 pgs_tolerance, friction model, mu_v, pyramid, correction, penetration limit (m, inf: none), energy
 tolerance, restitution law, warm start (1: on)``. Statistics per step ``stat`` (float64, :data:`NSTAT`):
-contacts detected, active contacts (``F_n > 0``), LCP size, step-LCP pivots (or PGS iterations; 0 for a
-warm start), collision-LCP pivots, the number of collision phases, the Tikhonov regularization used (0 if
+contacts detected, active contacts (``F_n > 0``), LCP size, step-LCP pivots (PGS: iterations; warm start: its
+block pivots), collision-LCP pivots, the number of collision phases, the Tikhonov regularization used (0 if
 none), the largest penetration depth (m), fallbacks (PPM or PGS to Lemke), the kinetic energy the impulses
 added (J, step 7), the largest relative residual of the step's LCP answers (:func:`lcp.lcp_error`) and
 the path that solved the step LCP (``PATH_*`` of :mod:`.contact_solve`).

@@ -166,9 +166,10 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
     * warm start (``hot``: ``warm`` holds the previous step's answer to the same contacts): its active set
-      solved on this LCP without forming it (:func:`contact.pyramid_warm`, one LU of the active block) and
-      used when it passes the check (``PATH_WARM``, no pivots): a resting contact set keeps its active set
-      from step to step, and the LCP's matrix is formed only when the warm start fails;
+      solved on this LCP without forming it (:func:`contact.pyramid_warm`: one regularized LU of the active
+      block, corrected by block pivots; ``info[0]`` their number) and used when it passes the check
+      (``PATH_WARM``): a resting contact set keeps its active set from step to step, and the LCP's matrix is
+      formed only when the warm start fails;
     * ``prm[7]`` PGS: projected Gauss-Seidel on the pyramid rows (started from ``warm``), completed with
       ``sigma`` (:func:`pgs.pyramid_sigma`) and checked at :data:`lcp.LCP_TOL` (``PATH_PGS``); an answer above it
       is not used: Lemke solves the step (``info[2] = 1``);
@@ -234,7 +235,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         return st
     if warm.shape[0] >= n:
         warm[:n] = z
-    pyramid_impulses(z, nb, k, nf, lam)
+    pyramid_impulses(z, nb, k, nf, cs, lam)
     return LCP_OK
 
 

@@ -86,16 +86,21 @@ def taubar_congruence(S, U, Dinv, va, n, Y, G):
 
 
 @jit
-def root_upsilon(S, Dinv, i, va, n, Ups):
-    """``Ups[i] = S_i D_i^-1 S_i^T`` (Jain 2014 Eq. 68 for a body on the world, ``Upsilon(p) = 0``)."""
+def root_upsilon(S, Dinv, i, va, n, Ups, T):
+    """``Ups[i] = S_i D_i^-1 S_i^T`` (Jain 2014 Eq. 68 for a body on the world, ``Upsilon(p) = 0``): the
+    rows ``T = D_i^-1 S_i^T`` first (``T``: (>= 6, 6) scratch), then ``S_i T`` on and above the diagonal,
+    mirrored."""
+    for d in range(n):
+        for b in range(6):
+            t = 0.0
+            for e in range(n):
+                t += Dinv[i, d, e] * S[va + e, b]
+            T[d, b] = t
     for a in range(6):
         for b in range(a, 6):
             s = 0.0
             for d in range(n):
-                t = 0.0
-                for e in range(n):
-                    t += Dinv[i, d, e] * S[va + e, b]
-                s += S[va + d, a] * t
+                s += S[va + d, a] * T[d, b]
             Ups[i, a, b] = s
             Ups[i, b, a] = s
 
@@ -245,7 +250,7 @@ def vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU
         n = jnv[i]
         va = vadr[i]
         if p < 0:  # Upsilon(p) = 0: Upsilon(i) = S D^-1 S^T
-            root_upsilon(oS, Dinv, i, va, n, Ups)
+            root_upsilon(oS, Dinv, i, va, n, Ups, G)
             cpar[i] = -1
         else:
             Ups[i] = Ups[p]

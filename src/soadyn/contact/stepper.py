@@ -18,7 +18,7 @@ CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
                 "penetration", "fallbacks", "energy_gain", "residual", "path")
 """Columns of ``Trajectory.contact_stats`` (one row per step): contacts detected, active contacts
-(``F_n > 0``), the step LCP's size, its pivots (PGS: sweeps; 0 for a warm start), the collision LCPs'
+(``F_n > 0``), the step LCP's size, its pivots (PGS: sweeps; warm start: block pivots, at most 3), the collision LCPs'
 pivots, collision phases, the Tikhonov regularization whose active set was used (0: none), the largest
 penetration at the step's start (m), fallbacks to Lemke (PPM or PGS answers that failed), the kinetic
 energy the impulses added (J), ``residual``: the largest relative residual of the step's LCP answers
