@@ -141,6 +141,7 @@ class Simulator:
         self._info1 = self._info_array(1)
         self._stepped = False
         self._warm = None if self.contact is None else _contact().warm_state(model, self.contact)
+        self._call = None  # the contact kernel's call (_contact_call)
 
     def _info_array(self, nsteps: int, record: bool = False) -> np.ndarray:
         """Per-step statistics filled by the kernel: the loop columns, or the contact statistics (with
@@ -227,10 +228,10 @@ class Simulator:
         return f"<soadyn.Simulator {self.model.name!r} dt={self._dt:g} integrator={self._integrator!r}{extra}>"
 
     # ------------------------------------------------------------------ kernel call
-    def _kernel(self, Q, QD, tau, fext, info) -> int:
+    def _kernel(self, Q, QD, tau, fext, info, entry: bool = False) -> int:
         m, d = self.model, self.data
         if self.contact is not None:
-            return _contact().contact_rollout(self, Q, QD, tau, fext, info, self._warm)
+            return self._contact_call()(Q, QD, tau, fext, info, self._warm, entry=entry)
         if not self._loops:
             return _ks.rollout(*m.tree_arrays, *m.spring_arrays, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
                                d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
@@ -243,6 +244,13 @@ class Simulator:
                                 d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
                                 d.loop_R, d.loop_p, d.loop_Q, d.loop_K, d.loop_f, d.loop_phi, d.loop_cv,
                                 d.loop_gamma, d.loop_lambda, Q, QD, info)
+
+    def _contact_call(self):
+        """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when
+        ``contact`` was given new settings."""
+        if self._call is None or self._call.settings is not self.contact:
+            self._call = _contact().ContactCall(self)
+        return self._call
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
         out[...] = external_forces(self.model, self.data, f_ext)
@@ -261,7 +269,7 @@ class Simulator:
             self._tau1[0] = as_array(tau, (m.nv,), "tau")
         self._fext_row(f_ext, self._fext1[0])
         warm = None if self._warm is None else self._warm.copy()
-        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1)
+        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
@@ -285,7 +293,7 @@ class Simulator:
         if code == c.LCP_FAILED:
             keep = c.keep_buffer(int(self._info1[0, 2]))
             self._warm[:] = warm
-            c.contact_rollout(self, self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep)
+            self._contact_call()(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep, entry=True)
         return c.contact_failure(self, code, 0, self._info1[0], error=True,
                                  problem=None if keep is None else c.kept_problem(keep))
 

@@ -7,11 +7,12 @@ import numpy as np
 
 from .._kernels import contact_sim as _kc
 from .._kernels import contact_solve as _ks
+from .._jit import EntryPoint
 from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
 __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "PATHS", "LCP_FAILED", "contact_options",
-           "contact_rollout", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
+           "ContactCall", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
            "keep_buffer", "kept_problem"]
 
 CONTACT_STATS = _kc.NSTAT
@@ -81,17 +82,31 @@ def kept_problem(keep: np.ndarray):
 _NO_KEEP = np.zeros(0)
 
 
-def contact_rollout(sim, Q, QD, tau, fext, stats, warm, keep=None) -> int:
-    """Run :func:`soadyn._kernels.contact_sim.contact_rollout` over ``Q[0] ..`` from the warm-start state
-    ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it has room."""
-    m, d = sim.model, sim.data
-    return _kc.contact_rollout(*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), *geom_arrays(m, sim.contact), Q[0], QD[0],
-                               tau, fext,
-                               m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
-                               d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
-                               d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
-                               d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, *contact_buffers(d),
-                               Q, QD, stats, warm, _NO_KEEP if keep is None else keep)
+class ContactCall:
+    """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: the arguments that do not
+    change from call to call (the model's tree, springs, loops and geometry with the settings' margins, the
+    kernel parameters, the Data buffers: about 90 arrays) gathered once, for the ``settings`` it was built
+    with. A call runs the kernel over ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`,
+    updated); a failing step's LCP is written to ``keep`` when it has room. With ``entry``, the kernel's
+    compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the
+    one-step buffers of ``Simulator.step`` always have the same types), else numba's dispatcher."""
+
+    __slots__ = ("settings", "model_args", "data_args", "entry")
+
+    def __init__(self, sim):
+        m, d = sim.model, sim.data
+        self.settings = sim.contact
+        self.model_args = (*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), *geom_arrays(m, sim.contact))
+        self.data_args = (m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
+                          d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
+                          d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
+                          d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, *contact_buffers(d))
+        self.entry = EntryPoint(_kc.contact_rollout)
+
+    def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
+        kernel = self.entry.call if entry else _kc.contact_rollout
+        return kernel(*self.model_args, Q[0], QD[0], tau, fext, *self.data_args, Q, QD, stats, warm,
+                      _NO_KEEP if keep is None else keep)
 
 
 def loop_arrays(m) -> tuple:
