@@ -42,6 +42,7 @@ from .kinematics import check_inputs, tree_positions, world_inertias, world_pose
 from .layout import (AM, DATA_FLOAT_SIZE, DERIV_B, DERIV_BW, DERIV_DW, DQDD_DQ, DQDD_DQD, DTAU_DQ, DTAU_DQD,
                      FEXT_ZERO, FM, MINV, MM, NB, NV, QDD, SCRATCH, TAU, WK, data_kinematics, data_world, dfield,
                      model_tree)
+from .spatial import cross_force
 from .tree import minv_passes
 
 V_, A_, F_ = 0, 1, 2
@@ -211,12 +212,8 @@ def bias_forces(oR, op, oI, fext, bw, oB, Y):
         h4 = m * v1 - (c2 * w0 - c0 * w2)
         h5 = m * v2 - (c0 * w1 - c1 * w0)
         # F = V x* h
-        F[i, 0] = w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
-        F[i, 1] = w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
-        F[i, 2] = w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
-        F[i, 3] = w1 * h5 - w2 * h4
-        F[i, 4] = w2 * h3 - w0 * h5
-        F[i, 5] = w0 * h4 - w1 * h3
+        F[i, 0], F[i, 1], F[i, 2], F[i, 3], F[i, 4], F[i, 5] = cross_force(w0, w1, w2, v0, v1, v2,
+                                                                           h0, h1, h2, h3, h4, h5)
         # f_ext to world coordinates about the world origin: f = R f_b, n = R n_b + p x f
         g0 = oR[i, 0, 0] * fext[i, 3] + oR[i, 0, 1] * fext[i, 4] + oR[i, 0, 2] * fext[i, 5]
         g1 = oR[i, 1, 0] * fext[i, 3] + oR[i, 1, 1] * fext[i, 4] + oR[i, 1, 2] * fext[i, 5]
@@ -233,13 +230,8 @@ def bias_forces(oR, op, oI, fext, bw, oB, Y):
         # B = Y + Y^T + hbar with Y = V x* I (I symmetric: -I (V x) = Y^T), hbar e = e x* h;
         # row l of Y^T is V x* I[l] (column l of I = row l)
         for l in range(6):
-            f0, f1, f2, f3, f4, f5 = oI[i, l, 0], oI[i, l, 1], oI[i, l, 2], oI[i, l, 3], oI[i, l, 4], oI[i, l, 5]
-            Y[l, 0] = w1 * f2 - w2 * f1 + v1 * f5 - v2 * f4
-            Y[l, 1] = w2 * f0 - w0 * f2 + v2 * f3 - v0 * f5
-            Y[l, 2] = w0 * f1 - w1 * f0 + v0 * f4 - v1 * f3
-            Y[l, 3] = w1 * f5 - w2 * f4
-            Y[l, 4] = w2 * f3 - w0 * f5
-            Y[l, 5] = w0 * f4 - w1 * f3
+            Y[l, 0], Y[l, 1], Y[l, 2], Y[l, 3], Y[l, 4], Y[l, 5] = cross_force(
+                w0, w1, w2, v0, v1, v2, oI[i, l, 0], oI[i, l, 1], oI[i, l, 2], oI[i, l, 3], oI[i, l, 4], oI[i, l, 5])
         for r in range(6):
             for c in range(6):
                 oB[i, r, c] = Y[r, c] + Y[c, r]

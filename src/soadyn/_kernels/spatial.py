@@ -86,6 +86,14 @@ def cross_motion(v, m, out):
 
 
 @jit
+def cross_force(w0, w1, w2, v0, v1, v2, f0, f1, f2, f3, f4, f5):
+    """``V x* F`` for ``V = (w, v)``, ``F = (n, f)`` held in registers, as a 6-tuple
+    ``(w x n + v x f, w x f)``."""
+    return (w1 * f2 - w2 * f1 + v1 * f5 - v2 * f4, w2 * f0 - w0 * f2 + v2 * f3 - v0 * f5,
+            w0 * f1 - w1 * f0 + v0 * f4 - v1 * f3, w1 * f5 - w2 * f4, w2 * f3 - w0 * f5, w0 * f4 - w1 * f3)
+
+
+@jit
 def cross_force_add(v, f, out):
     """out += v x* f (RBDA Eq. 2.32): ``[w x n + v x f; w x f]``."""
     w0, w1, w2, v0, v1, v2 = v[0], v[1], v[2], v[3], v[4], v[5]
