@@ -9,8 +9,14 @@ reported (point, normal, gap to :data:`GEOMETRY_TOL`):
   ``r``, a box corner, a mesh vertex or cylinder rim point with ``r = 0``) against a plane fixed in the
   other body (a plane or halfspace geom, or the face of a box that a sphere touches): the normal ``n``
   turns with the plane's body (it is constant for a world plane), ``gap = n . (x - o) - r``;
-- **two balls**: the centres ``x_a``, ``x_b`` fixed in their bodies (two spheres, or a sphere against a
-  box corner, ``r_b = 0``): ``n = (x_a - x_b) / |x_a - x_b|``, ``gap = |x_a - x_b| - r_a - r_b``;
+- **two balls**: ``n = (x_a - x_b) / |x_a - x_b|``, ``gap = |x_a - x_b| - r_a - r_b``, each centre a point
+  fixed in its body (a sphere's centre, a box corner with ``r = 0``, a capsule's segment end) or the point of
+  a line fixed in its body closest to the other centre (a capsule's axis where the closest point lies inside
+  its segment, a box edge's line with ``r = 0`` against a sphere), which slides along the line as both bodies
+  move: ``w . (x_a - x_b) = 0`` for each such line ``w``. Spheres and capsules pair this way (a capsule pair
+  at the closest points of its segments), and a sphere with a box edge or corner. Parallel capsule segments
+  (``|sin| <= PARALLEL_TOL``), whose contacts the detection puts at the ends of their overlap and a tilt
+  merges into one, raise ``ValueError``;
 - **box face** (box-box, :func:`soadyn._kernels.boxes.box_box`): a reference face of one box (outward normal
   ``m``, centre ``o``, both fixed in that box) and a point ``P`` where three planes meet, each fixed in one of
   the boxes. The face clipping (the incident face clipped to the reference rectangle, Sutherland-Hodgman)
@@ -30,11 +36,11 @@ contact of the pair from the same reference (a face of either box, or the edge p
 reproduce it. Where two references do, the faces being parallel, the one whose face holds all the
 contacts as corners of the other box is taken (the box whose face holds the other's face: the separating
 axis test picks it on either side of the tie, so the derivatives are two-sided), else the detection's
-order (faces of the first box, of the second, edge pairs), and the contacts say they are degenerate. Other pairs (a sphere against a box edge,
-capsule-capsule, a box corner against a box edge or corner, boxes repeating their shared corners with
-``corner_normals``, pairs found by GJK/EPA) raise ``ValueError``: their witness points slide along edges or
-come from an iterative search. The derivatives are those of these formulas, so they hold while each
-contact keeps its feature (the same corner, face or edge region).
+order (faces of the first box, of the second, edge pairs), and the contacts say they are degenerate. Other
+pairs (capsule-box, a box corner against a box edge or corner, boxes repeating their shared corners with
+``corner_normals``, pairs found by GJK/EPA) raise ``ValueError``: no local model here rebuilds them, or their
+witness points come from an iterative search. The derivatives are those of these formulas, so they hold
+while each contact keeps its feature (the same corner, face, edge or segment region).
 """
 
 from __future__ import annotations
@@ -129,22 +135,84 @@ def _face(model, data, ga, gb, point, gap):
     return None
 
 
-def _balls(model, data, ga, gb):
-    """The two-ball model of the pair: ``(x_a, r_a, x_b, r_b)`` (centres of geoms ``ga``, ``gb``) or None."""
+def _capsule_ball(model, data, g, x):
+    """The ball of capsule ``g`` centred at ``x`` (a detected centre): the end of its segment within
+    :data:`GEOMETRY_TOL`, else a point sliding on its axis (``(body, o, w, r)`` of :func:`_centres`)."""
+    u, c, h = data.gR[g][:, 2].copy(), data.gp[g], float(model.geom_size[g, 1])
+    s = float(u @ (x - c))
+    if abs(s) >= h - GEOMETRY_TOL:
+        return int(model.geom_body[g]), c + np.copysign(h, s) * u, None, float(model.geom_size[g, 0])
+    return int(model.geom_body[g]), c + s * u, u, float(model.geom_size[g, 0])
+
+
+def _balls(model, data, ga, gb, i, point, normal, gap):
+    """The two-ball model of contact ``i`` of the pair: its balls ``(body, o, w, r)`` (:func:`_centres`) for
+    geoms ``ga``, ``gb``, or None. Spheres are centred at their centres; a sphere against a box corner meets a
+    ball of radius 0 at the corner, against a box edge one sliding on the edge's line; a capsule's ball sits at
+    its segment's end or slides on its axis, where the detection put it."""
     ta, tb = model.geom_type[ga], model.geom_type[gb]
-    if ta == GEOM_SPHERE and tb == GEOM_SPHERE:
-        return data.gp[ga].copy(), float(model.geom_size[ga, 0]), data.gp[gb].copy(), float(model.geom_size[gb, 0])
+    if {ta, tb} <= {GEOM_SPHERE, GEOM_CAPSULE}:
+        if ta == tb == GEOM_CAPSULE:
+            u, v = data.gR[ga][:, 2], data.gR[gb][:, 2]
+            if np.linalg.norm(cross3(u, v)) <= PARALLEL_TOL:
+                raise ValueError(f"contact {i} (capsule-capsule): parallel segments (|sin| <= PARALLEL_TOL) get "
+                                 "contacts at the ends of their overlap, which a tilt merges into one; not "
+                                 "differentiated")
+        centres = (point + (0.5 * gap + model.geom_size[ga, 0]) * normal,
+                   point - (0.5 * gap + model.geom_size[gb, 0]) * normal)
+        return tuple((int(model.geom_body[g]), data.gp[g].copy(), None, float(model.geom_size[g, 0]))
+                     if model.geom_type[g] == GEOM_SPHERE else _capsule_ball(model, data, g, x)
+                     for g, x in zip((ga, gb), centres))
     if {ta, tb} == {GEOM_SPHERE, GEOM_BOX}:
         gS, gX = (ga, gb) if ta == GEOM_SPHERE else (gb, ga)
         R, pb, h = data.gR[gX], data.gp[gX], model.geom_size[gX]
         c = data.gp[gS]
         loc = R.T @ (c - pb)
-        if np.sum(np.abs(loc) > h) != 3:
+        out = np.abs(loc) > h
+        if out.sum() < 2:
             return None
-        corner = pb + R @ np.clip(loc, -h, h)
-        rs = float(model.geom_size[gS, 0])
-        return (c.copy(), rs, corner, 0.0) if gS == ga else (corner, 0.0, c.copy(), rs)
+        inside = np.flatnonzero(~out)  # the edge's axis, or none at a corner
+        box = (int(model.geom_body[gX]), pb + R @ np.clip(loc, -h, h), R[:, inside[0]] if inside.size else None, 0.0)
+        sphere = (int(model.geom_body[gS]), c.copy(), None, float(model.geom_size[gS, 0]))
+        return (sphere, box) if gS == ga else (box, sphere)
     return None
+
+
+def _centres(a, b, kh=None):
+    """The centres ``x_a``, ``x_b`` of two balls ``(body, o, w, r)`` and, given ``kh``, their rates ``(3, nv)``.
+    A ball's centre is the point ``o`` fixed in its body (``w`` None) or the point of the line ``o + s w``
+    fixed in its body closest to the other centre: ``w . (x_a - x_b) = 0`` for each line, linear in the free
+    parameters ``s``; differentiated, ``dx = J(x) + w ds`` (``J``: the body's material point) with ``ds`` from
+    ``dw . (x_a - x_b) + w . (dx_a - dx_b) = 0``."""
+    lines = [(k, body, w) for k, (body, _, w, _) in enumerate((a, b)) if w is not None]
+    sign = np.array([1.0, -1.0])
+    W = np.array([w for _, _, w in lines]).reshape(-1, 3)
+    K = (W @ W.T) * sign[[k for k, _, _ in lines]]  # K[i, j] = sign_j w_i . w_j: d(w_i . D)/ds_j
+    x = [a[1], b[1]]
+    for (k, _, w), s in zip(lines, np.linalg.solve(K, -W @ (a[1] - b[1]))):
+        x[k] = x[k] + s * w
+    if kh is None:
+        return x[0], x[1], None, None
+    dx = [kh.point_jacobian(a[0], x[0]), kh.point_jacobian(b[0], x[1])]
+    D = x[0] - x[1]
+    rhs = -np.array([D @ kh.direction_rate(body, w) for _, body, w in lines]).reshape(-1, kh.nv) - W @ (dx[0] - dx[1])
+    for (k, _, w), ds in zip(lines, np.linalg.solve(K, rhs)):
+        dx[k] = dx[k] + np.outer(w, ds)
+    return x[0], x[1], dx[0], dx[1]
+
+
+def _ball_model(kh, a, b):
+    """``(point, normal, gap, dpoint, dnormal, dgap)`` of two balls (:func:`_centres`): ``n = (x_a - x_b) /
+    |x_a - x_b|``, ``gap = |x_a - x_b| - r_a - r_b``, the point midway between the balls' witness points."""
+    xa, xb, dxa, dxb = _centres(a, b, kh)
+    ra, rb = a[3], b[3]
+    d = xa - xb
+    L = float(np.linalg.norm(d))
+    n = d / L
+    dd = dxa - dxb
+    dn = (dd - np.outer(n, n @ dd)) / L
+    return (0.5 * ((xa - ra * n) + (xb + rb * n)), n, L - ra - rb, 0.5 * (dxa + dxb) - 0.5 * (ra - rb) * dn, dn,
+            n @ dd)
 
 
 def _mismatch(p, n, g, point, normal, gap) -> bool:
@@ -171,23 +239,16 @@ def _contact(model, data, kh: KinematicHessian, i: int) -> ContactGeometry:
         dh = (x - o) @ dnP + nP @ (dx - kh.point_jacobian(P, o))
         dp = dx - 0.5 * np.outer(nP, dh) - 0.5 * (r + h) * dnP
         return ContactGeometry(A, B, point, normal, gap, float(data.con_mu[i]), float(data.con_eps[i]), dp, s * dnP, dh)
-    balls = _balls(model, data, ga, gb)
+    balls = _balls(model, data, ga, gb, i, point, normal, gap)
     if balls is None:
         raise ValueError(f"contact {i} ({pair}): step derivatives cover a point against a face (spheres, capsules, "
                          "boxes, meshes against planes and halfspaces; a sphere against a box face), two balls "
-                         "(spheres, a sphere against a box corner) and box-box pairs; this contact is none of them")
-    xa, ra, xb, rb = balls
-    d = xa - xb
-    L = float(np.linalg.norm(d))
-    n = d / L
-    p, g = 0.5 * ((xa - ra * n) + (xb + rb * n)), L - ra - rb
+                         "(spheres and capsules, a sphere against a box edge or corner) and box-box pairs; this "
+                         "contact is none of them")
+    p, n, g, dp, dn, dg = _ball_model(kh, *balls)
     if _mismatch(p, n, g, point, normal, gap):
         raise ValueError(f"contact {i} ({pair}): the two-ball model does not reproduce the detected contact")
-    dxa, dxb = kh.point_jacobian(A, xa), kh.point_jacobian(B, xb)
-    dd = dxa - dxb
-    dn = (dd - np.outer(n, n @ dd)) / L
-    dp = 0.5 * (dxa + dxb) - 0.5 * (ra - rb) * dn
-    return ContactGeometry(A, B, point, normal, gap, float(data.con_mu[i]), float(data.con_eps[i]), dp, dn, n @ dd)
+    return ContactGeometry(A, B, point, normal, gap, float(data.con_mu[i]), float(data.con_eps[i]), dp, dn, dg)
 
 
 def _plane_points(cands) -> np.ndarray:
@@ -261,24 +322,15 @@ def _edges(boxes, i, j, normal):
 
 def _edge_model(kh, A, B, e, da, f, db, n, want_rates):
     """``(point, normal, gap, dpoint, dnormal, dgap)`` of the two-edge model (rates None unless
-    ``want_rates``): the lines' closest points ``e + s d_a``, ``f + t d_b``, ``gap = n . (e - f)``."""
-    w, b = e - f, float(da @ db)
-    K = np.array([[1.0, -b], [b, -1.0]])
-    s, t = np.linalg.solve(K, [-(da @ w), -(db @ w)])
-    x, y = e + s * da, f + t * db
-    p, g = 0.5 * (x + y), float(n @ w)
+    ``want_rates``): the lines' closest points ``x``, ``y`` (:func:`_centres`), ``gap = n . (x - y)``."""
+    x, y, dx, dy = _centres((A, e, da, 0.0), (B, f, db, 0.0), kh if want_rates else None)
+    p, g = 0.5 * (x + y), float(n @ (x - y))
     if not want_rates:
         return p, n, g, None, None, None
-    dda, ddb = kh.direction_rate(A, da), kh.direction_rate(B, db)
-    de, df = kh.point_jacobian(A, e), kh.point_jacobian(B, f)
-    dc = cross3(dda, db[:, None]) + cross3(da[:, None], ddb)
+    dc = cross3(kh.direction_rate(A, da), db[:, None]) + cross3(da[:, None], kh.direction_rate(B, db))
     L = float(np.linalg.norm(cross3(da, db)))
     dn = (dc - np.outer(n, n @ dc)) * (float(n @ cross3(da, db)) / L) / L
-    dw = de - df
-    dbb = db @ dda + da @ ddb
-    ds, dt = np.linalg.solve(K, np.vstack([-(w @ dda + da @ dw) + dbb * t, -(w @ ddb + db @ dw) - dbb * s]))
-    dx, dy = de + np.outer(da, ds) + s * dda, df + np.outer(db, dt) + t * ddb
-    return p, n, g, 0.5 * (dx + dy), dn, w @ dn + n @ dw
+    return p, n, g, 0.5 * (dx + dy), dn, (x - y) @ dn + n @ (dx - dy)
 
 
 def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
