@@ -29,7 +29,9 @@ reported (point, normal, gap to :data:`GEOMETRY_TOL`):
   second geom to the first), the contact point ``P - gap m / 2``;
 - **two edges** (box-box, an edge-edge axis): lines ``e + s d_a``, ``f + t d_b`` fixed in the two boxes,
   ``n = +-(d_a x d_b) / |d_a x d_b|`` (oriented from the second box to the first), ``gap = n . (e - f)``,
-  the contact point the midpoint of the lines' closest points.
+  the contact point the midpoint of the lines' closest points;
+- **a corner on an edge or a corner** (box-box, separated boxes whose closest points are a corner of one and
+  an edge or corner of the other): two balls of radius 0.
 
 The contact point is the midpoint of the two witness points. A box-box pair is rebuilt as a whole: every
 contact of the pair from the same reference (a face of either box, or the edge pair) whose models all
@@ -37,9 +39,9 @@ reproduce it. Where two references do, the faces being parallel, the one whose f
 contacts as corners of the other box is taken (the box whose face holds the other's face: the separating
 axis test picks it on either side of the tie, so the derivatives are two-sided), else the detection's
 order (faces of the first box, of the second, edge pairs), and the contacts say they are degenerate. Other
-pairs (capsule-box, a box corner against a box edge or corner, boxes repeating their shared corners with
-``corner_normals``, pairs found by GJK/EPA) raise ``ValueError``: no local model here rebuilds them, or their
-witness points come from an iterative search. The derivatives are those of these formulas, so they hold
+pairs (capsule-box, boxes repeating their shared corners with ``corner_normals``, pairs found by GJK/EPA)
+raise ``ValueError``: no local model here rebuilds them, or their witness points come from an iterative
+search. The derivatives are those of these formulas, so they hold
 while each contact keeps its feature (the same corner, face, edge or segment region).
 """
 
@@ -333,6 +335,21 @@ def _edge_model(kh, A, B, e, da, f, db, n, want_rates):
     return p, n, g, 0.5 * (dx + dy), dn, (x - y) @ dn + n @ (dx - dy)
 
 
+def _box_balls(boxes, point, normal, gap):
+    """The two-ball model (radii 0) of a contact of separated boxes at a corner of one of them: its witness
+    points ``point +- gap n / 2`` as a corner (on three face planes of its box) or a point sliding on an edge
+    (on two), or None."""
+    if gap <= 0.0:
+        return None
+    balls = []
+    for (body, R, p, h), w in zip(boxes, (point + 0.5 * gap * normal, point - 0.5 * gap * normal)):
+        on = np.abs(np.abs(R.T @ (w - p)) - h) <= GEOMETRY_TOL
+        if on.sum() < 2:
+            return None
+        balls.append((body, w, None if on.all() else R[:, np.flatnonzero(~on)[0]], 0.0))
+    return tuple(balls) if balls[0][2] is None or balls[1][2] is None else None
+
+
 def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
     """The contacts ``idx`` of one box-box pair, rebuilt from one reference (module docstring)."""
     ga, gb = int(data.con_geom[idx[0], 0]), int(data.con_geom[idx[0], 1])
@@ -369,13 +386,16 @@ def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
                 if edges is not None and not _mismatch(*_edge_model(kh, boxes[0][0], boxes[1][0], *edges, False)[:3],
                                                        *det[0]):
                     refs.append((("edge", edges), [True]))
+        balls = _box_balls(boxes, *det[0])
+        if balls is not None and not _mismatch(*_ball_model(kh, *balls)[:3], *det[0]):
+            refs.append((("balls", balls), [True]))
     whole = [(ref, found) for ref, found in refs if all(f is not None for f in found)]
     if not whole:
         hit = [any(found[c] is not None for _, found in refs) for c in range(len(idx))]
         c = hit.index(False) if False in hit else 0
         raise ValueError(f"contact {idx[c]} ({name}): no box-box local model (a corner on a face, a face corner "
-                         "carried onto a face, an edge crossing a side plane, two edges) reproduces the detected "
-                         "contact" + ("" if False in hit else " from one reference for the whole pair"))
+                         "carried onto a face, an edge crossing a side plane, two edges, a corner on an edge or "
+                         "corner) reproduces the detected contact" + ("" if False in hit else " from one reference for the whole pair"))
     cornered = [w for w in whole if w[0][0] == "face" and all(f[0] == "corner" for f in w[1])]
     ref, found = (cornered or whole)[0]
     why = "" if len(cornered or whole) == 1 else ("box-box: parallel faces of which neither holds the other alone; "
@@ -385,8 +405,10 @@ def _box_pair(model, data, kh: KinematicHessian, idx) -> list:
         if ref[0] == "face":
             _, br, m, o, s = ref
             geo = _face_model(kh, br, m, o, s, found[c][1], found[c][2])
-        else:
+        elif ref[0] == "edge":
             geo = _edge_model(kh, boxes[0][0], boxes[1][0], *ref[1], True)
+        else:
+            geo = _ball_model(kh, *ref[1])
         out.append(ContactGeometry(boxes[0][0], boxes[1][0], *det[c], float(data.con_mu[i]), float(data.con_eps[i]),
                                    *geo[3:], why))
     return out
