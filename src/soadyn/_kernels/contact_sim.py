@@ -63,7 +63,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import borrow, jit
 from .collision import collide, geom_world_poses
 from .contact import constraint_nodes, delassus, row_forces, row_velocities, tangent_basis
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
@@ -457,6 +457,27 @@ def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT
     ``keep``: where a failing step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not
     kept). Returns ``OK`` or a status ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]``
     valid, ``stats[n]`` that of the failed step, nothing written after)."""
+    # the arguments without their reference counts (the caller holds them): the passes and per-body helpers
+    # below then update no reference count atomically (soadyn._jit.borrow)
+    (parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, stiffness, damping, springref,
+     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, geom_body, geom_type, geom_size,
+     geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
+     q0, qd0, tau, fext, a0, prm, X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt,
+     cpar, vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal, con_gap,
+     con_mu, con_eps, Q, QD, stats, warm, keep) = (
+        borrow(parent), borrow(jtype), borrow(qadr), borrow(vadr), borrow(jnv), borrow(axis), borrow(axis2),
+        borrow(pitch), borrow(XT_E), borrow(XT_r), borrow(I), borrow(S0), borrow(armature), borrow(stiffness),
+        borrow(damping), borrow(springref), borrow(frame_body), borrow(frame_E), borrow(frame_r), borrow(fa),
+        borrow(fb), borrow(kind), borrow(sel), borrow(dim), borrow(row), borrow(ax1), borrow(ax2), borrow(twist),
+        borrow(geom_body), borrow(geom_type), borrow(geom_size), borrow(geom_E), borrow(geom_r), borrow(geom_mu),
+        borrow(geom_eps), borrow(geom_margin), borrow(geom_corners), borrow(pair_geom), borrow(geom_vertadr),
+        borrow(geom_vertnum), borrow(mesh_vert), borrow(q0), borrow(qd0), borrow(tau), borrow(fext), borrow(a0),
+        borrow(prm), borrow(X_E), borrow(X_r), borrow(S), borrow(v), borrow(c), borrow(vJ), borrow(IA), borrow(pA),
+        borrow(U), borrow(D), borrow(Dinv), borrow(u), borrow(a), borrow(qdd), borrow(oR), borrow(op), borrow(oS),
+        borrow(oI), borrow(oIA), borrow(oU), borrow(cnt), borrow(cpar), borrow(vid), borrow(Ups), borrow(W6),
+        borrow(RA), borrow(pAw), borrow(Qr), borrow(phi), borrow(cv), borrow(gamma), borrow(gR), borrow(gp),
+        borrow(con_geom), borrow(con_body), borrow(con_point), borrow(con_normal), borrow(con_gap), borrow(con_mu),
+        borrow(con_eps), borrow(Q), borrow(QD), borrow(stats), borrow(warm), borrow(keep))
     st = check_state(jtype, qadr, q0, qd0)
     if st != OK:
         return st
