@@ -88,17 +88,11 @@ class ContactGeometry:
     degenerate: str = ""
 
 
-def _tree(model: Model) -> tuple:
-    return (model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_nv, model.jnt_axis,
-            model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r, model.body_I, model.dof_S,
-            model.dof_armature)
-
-
 def _detect(model: Model, data, q, settings: ContactSettings) -> int:
     """The simulator's collision detection at ``q`` into ``data.con_*``; returns the contact count."""
     copy_in(q, data.q, "q")
     margins = settings.geom_margins(model.geom_margin)
-    _kc.detect(*_tree(model), data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
+    _kc.detect(*model.tree_arrays, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
                model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, margins,
                model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, model.geom_vertadr,
                model.geom_vertnum, model.mesh_vert, data.gR, data.gp, data.con_geom, data.con_body, data.con_point,
