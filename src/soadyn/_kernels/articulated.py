@@ -8,7 +8,7 @@ field by field, and reference counted when its array came from Python rather tha
 :func:`soadyn._jit.view`), more than a one-dof step itself.
 """
 
-from .._jit import jit
+from .._jit import inline_jit, jit
 from .joints import OK, SINGULAR, principal_axis
 from .kinematics import tree_positions, tree_velocities
 from .spatial import add_XtIX, cross_force_add, inertia_mul, positive_pivot, spd_inverse, xforce_T_add, xmotion
@@ -149,6 +149,16 @@ def one_dof_downdate(IA, i, S, armature, va, p, U, D, Dinv):
     return True
 
 
+@inline_jit
+def joint_bias_forces(tau, S, pA, i, va, n, u):
+    """``u_i = tau_i - S_i^T pA_i`` for the ``n`` dofs of body ``i`` from dof ``va`` (RBDA Table 7.1, pass 2)."""
+    for d in range(n):
+        s = tau[va + d]
+        for m in range(6):
+            s -= S[va + d, m] * pA[i, m]
+        u[va + d] = s
+
+
 @jit
 def articulated_bias_world(parent, vadr, jnv, oS, oIA, oU, Dinv, f, c, tau, pA, u, w):
     """Pass: leaves to root, world coordinates, after :func:`articulated_world`: the bias forces of the ABA's
@@ -162,11 +172,7 @@ def articulated_bias_world(parent, vadr, jnv, oS, oIA, oU, Dinv, f, c, tau, pA, 
             pA[i, m] = f[i, m]
     for i in range(parent.shape[0] - 1, -1, -1):
         va, n = vadr[i], jnv[i]
-        for d in range(n):
-            s = tau[va + d]
-            for m in range(6):
-                s -= oS[va + d, m] * pA[i, m]
-            u[va + d] = s
+        joint_bias_forces(tau, oS, pA, i, va, n, u)
         p = parent[i]
         if p < 0:
             continue
@@ -233,11 +239,7 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
         if not joint_factors(IA, i, S, armature, va, n, principal_axis(jtype[i], axis[i, 0], axis[i, 1], axis[i, 2]), U, D,
                              Dinv):
             return SINGULAR | (i << 8)
-        for d in range(n):
-            s = tau[va + d]
-            for m in range(6):
-                s -= S[va + d, m] * pA[i, m]
-            u[va + d] = s
+        joint_bias_forces(tau, S, pA, i, va, n, u)
         p = parent[i]
         if p >= 0:
             # Ia = IA - U Dinv U^T ; pa = pA + Ia c + U Dinv u
