@@ -397,11 +397,11 @@ def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, A):
 
 
 @jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
     ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
     ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`)
-    and the residual of :func:`lcp.lcp_error` with the scale ``max |M_ij|`` of :func:`pyramid_scale`.
+    and the residual of :func:`lcp.lcp_error` with the scale ``ms = max |M_ij|`` (:func:`pyramid_scale`).
 
     An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
     1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
@@ -414,15 +414,15 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
 
     Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
     ``w``, ``active`` written)."""
-    nbeta = nb + k * (nf + 1)
-    n = nbeta + k
-    ms = pyramid_scale(Wd, nb, k, nf, mu, cs)
+    n = nb + k * (nf + 2)
     qs = 0.0
     for i in range(n):
         qs = max(qs, abs(q[i]))
     idx = np.empty(n, dtype=np.int64)
     r = math.inf
-    for solves in range(1, WARM_PIVOTS + 1):
+    solves = 0
+    while solves < WARM_PIVOTS:
+        solves += 1
         m = 0
         for i in range(n):
             if i < nb or active[i]:
@@ -450,7 +450,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w):
                 changed = True
         if not changed:
             break
-    return r, WARM_PIVOTS
+    return r, solves
 
 
 @jit

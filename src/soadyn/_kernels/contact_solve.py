@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .contact import pyramid_directions, pyramid_impulses, pyramid_lcp, pyramid_q, pyramid_warm
+from .contact import pyramid_block, pyramid_directions, pyramid_impulses, pyramid_q, pyramid_scale, pyramid_warm
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
                          SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
 from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_residual, mlcp
@@ -187,6 +187,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
     q = np.empty(n)
     cs = pyramid_directions(nf)
     pyramid_q(tgt, nb, k, nf, cs, q)
+    ms = pyramid_scale(Wd, nb, k, nf, mu, cs)  # max |M_ij|, the scale of every check
     z = np.zeros(n)
     w = np.empty(n)
     info[:] = 0.0
@@ -198,16 +199,15 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, active, z, w)
-        info[0] = solves - 1
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w)
         if info[4] <= LCP_TOL:
             st = LCP_OK
+            info[0] = solves - 1
             info[5] = PATH_WARM
     M = np.empty((0, 0))
-    ms = 0.0
     if st != LCP_OK:  # the whole LCP
         M = np.empty((n, n))
-        ms = pyramid_lcp(Wd, tgt, nb, k, nf, mu, M, q)
+        pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, M)
     if int(prm[7]) == SOLVER_PGS:
         if hot:
             z[:nbeta] = warm[:nbeta]

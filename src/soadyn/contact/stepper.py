@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import EntryPoint
 from .._kernels import contact_sim as _kc
 from .._kernels import contact_solve as _ks
-from .._jit import EntryPoint
 from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
