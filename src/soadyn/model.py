@@ -136,6 +136,8 @@ class Model:
         for name in ("dof_stiffness", "dof_damping", "dof_springref", "dof_armature"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, np.zeros(self.nv))
+        if self.loop_row is None:  # no loops: row offsets [0], so that kernels read loop_row[nl] = 0
+            object.__setattr__(self, "loop_row", np.zeros(1, dtype=np.int64))
         # the fictitious base spatial acceleration a_0 = [0; -g] (docs/architecture.md, Conventions)
         object.__setattr__(self, "gravity_accel", np.r_[0.0, 0.0, 0.0, -np.asarray(self.gravity, dtype=np.float64)])
         sizes = self.sizes

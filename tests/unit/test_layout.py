@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 
+import numba
 import numpy as np
 import pytest
 
@@ -94,3 +95,62 @@ def test_overflowing_result_is_an_error_naming_the_function(model):
     qd = np.full(model.nv, 1e155)
     with pytest.raises(ValueError, match="rnea: the result is not finite"):
         sd.rnea(model, data, model.neutral_q(), qd, np.zeros(model.nv))
+
+
+# each accessor's views copied out of the kernel (a kernel never returns a view)
+@numba.njit
+def _model_springs(mi, mf):
+    t = layout.model_springs(mi, mf)
+    return (t[0].copy(), t[1].copy(), t[2].copy())
+
+
+@numba.njit
+def _model_loops(mi, mf):
+    t = layout.model_loops(mi, mf)
+    return (t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4].copy(), t[5].copy(),
+            t[6].copy(), t[7].copy(), t[8].copy(), t[9].copy(), t[10].copy(), t[11].copy())
+
+
+@numba.njit
+def _model_geoms(mi, mf):
+    t = layout.model_geoms(mi, mf)
+    return (t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4].copy(), t[5].copy(),
+            t[6].copy(), t[7].copy(), t[8].copy(), t[9].copy(), t[10].copy(), t[11].copy(), t[12].copy())
+
+
+@numba.njit
+def _data_loops(mi, df):
+    t = layout.data_loops(mi, df)
+    return (t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4].copy(), t[5].copy())
+
+
+@numba.njit
+def _data_contact(mi, df, di):
+    t = layout.data_contact(mi, df, di)
+    return (t[0].copy(), t[1].copy(), t[2].copy(), t[3].copy(), t[4].copy(), t[5].copy(),
+            t[6].copy(), t[7].copy(), t[8].copy())
+
+
+@pytest.mark.parametrize("make", [lambda: sd.models.four_bar_chain(2), lambda: sd.models.scenes.box_stack(2).model])
+def test_accessors_open_the_fields_under_their_names(make):
+    """The accessors of the loop, spring, geometry and contact kernels read what the Model and Data hold
+    (a model with loops and one with geoms and no loops, whose ``loop_row`` is ``[0]``)."""
+    model = make()
+    data = model.data()
+    data.data_float[:] = np.arange(data.data_float.size)  # distinct values: a wrong offset cannot match
+    data.data_int[:] = np.arange(data.data_int.size)
+    names = (["dof_stiffness", "dof_damping", "dof_springref"]
+             + ["frame_body", "frame_E", "frame_r", "loop_frame_a", "loop_frame_b", "loop_kind", "loop_sel", "loop_dim", "loop_row",
+                "loop_axis", "loop_axis2", "loop_twist"]
+             + ["geom_body", "geom_type", "geom_size", "geom_E", "geom_r", "geom_mu", "geom_restitution", "geom_margin",
+                "geom_corners", "pair_geom", "geom_vertadr", "geom_vertnum", "mesh_vert"])
+    dnames = ["loop_R", "loop_p", "loop_Q", "loop_phi", "loop_cv", "loop_gamma", "gR", "gp", "con_geom", "con_body",
+              "con_point", "con_normal", "con_gap", "con_mu", "con_eps"]
+    mi, mf, df, di = model.model_int, model.model_float, data.data_float, data.data_int
+    got = (*_model_springs(mi, mf), *_model_loops(mi, mf), *_model_geoms(mi, mf), *_data_loops(mi, df),
+           *_data_contact(mi, df, di))
+    expected = [getattr(model, n) for n in names] + [getattr(data, n) for n in dnames]
+    assert len(got) == len(expected)
+    for name, g, e in zip(names + dnames, got, expected):
+        np.testing.assert_array_equal(g.ravel(), np.zeros(0) if e is None else np.ravel(e), err_msg=name)
+    assert model.loop_row[model.nl] == model.nc

@@ -92,6 +92,16 @@ def _index(names, name):
 (BODY_PARENT, BODY_SUBTREE_END, JNT_TYPE, JNT_QADR, JNT_VADR, JNT_NV, FRAME_BODY) = (
     _index(MODEL_INT, n) for n in ("body_parent", "body_subtree_end", "jnt_type", "jnt_qadr", "jnt_vadr", "jnt_nv",
                                    "frame_body"))
+(FRAME_BODY_, LOOP_FRAME_A, LOOP_FRAME_B, LOOP_KIND, LOOP_DIM, LOOP_ROW, GEOM_BODY, GEOM_TYPE, GEOM_CORNERS,
+ GEOM_VERTADR, GEOM_VERTNUM, PAIR_GEOM) = (
+    _index(MODEL_INT, n) for n in ("frame_body", "loop_frame_a", "loop_frame_b", "loop_kind", "loop_dim", "loop_row",
+                                   "geom_body", "geom_type", "geom_corners", "geom_vertadr", "geom_vertnum",
+                                   "pair_geom"))
+(LOOP_SEL, LOOP_AXIS, LOOP_AXIS2, LOOP_TWIST, DOF_STIFFNESS, DOF_DAMPING, DOF_SPRINGREF, GEOM_SIZE, GEOM_E, GEOM_R,
+ GEOM_MU, GEOM_RESTITUTION, GEOM_MARGIN, MESH_VERT) = (
+    _index(MODEL_FLOAT, n) for n in ("loop_sel", "loop_axis", "loop_axis2", "loop_twist", "dof_stiffness",
+                                     "dof_damping", "dof_springref", "geom_size", "geom_E", "geom_r", "geom_mu",
+                                     "geom_restitution", "geom_margin", "mesh_vert"))
 (GRAVITY_ACCEL, BODY_XTREE_E, BODY_XTREE_R, BODY_I, JNT_AXIS, JNT_AXIS2, JNT_PITCH, DOF_S, DOF_ARMATURE, FRAME_E,
  FRAME_R) = (_index(MODEL_FLOAT, n) for n in ("gravity_accel", "body_Xtree_E", "body_Xtree_r", "body_I", "jnt_axis",
                                              "jnt_axis2", "jnt_pitch", "dof_S", "dof_armature", "frame_E", "frame_r"))
@@ -106,7 +116,12 @@ def _index(names, name):
     _index(DATA_FLOAT, n) for n in ("fext_zero", "deriv_bw", "deriv_dw", "deriv_B", "dtau_dq", "dtau_dqd", "dqdd_dq",
                                     "dqdd_dqd", "dJ"))
 
-(NODE_COUNT, NODE_CPAR, NODE_VID) = (_index(DATA_INT, n) for n in ("node_count", "node_cpar", "node_vid"))
+(LOOP_R, LOOP_P, LOOP_Q, LOOP_PHI, LOOP_CV, LOOP_GAMMA, GR, GP, CON_POINT, CON_NORMAL, CON_GAP, CON_MU, CON_EPS) = (
+    _index(DATA_FLOAT, n) for n in ("loop_R", "loop_p", "loop_Q", "loop_phi", "loop_cv", "loop_gamma", "gR", "gp",
+                                    "con_point", "con_normal", "con_gap", "con_mu", "con_eps"))
+
+(NODE_COUNT, NODE_CPAR, NODE_VID, CON_GEOM, CON_BODY) = (
+    _index(DATA_INT, n) for n in ("node_count", "node_cpar", "node_vid", "con_geom", "con_body"))
 
 
 # ---------------------------------------------------------------------------------------- packing (Python)
@@ -235,3 +250,60 @@ def data_aba(mi, df):
     return (dfield(mi, df, IA, (nb, 6, 6)), dfield(mi, df, PA, (nb, 6)), dfield(mi, df, U, (nv, 6)),
             dfield(mi, df, D, (nb, 6, 6)), dfield(mi, df, DINV, (nb, 6, 6)), dfield(mi, df, UU, nv),
             dfield(mi, df, A, (nb, 6)))
+
+
+@jit
+def model_springs(mi, mf):
+    """``(dof_stiffness, dof_damping, dof_springref)``: the joint springs."""
+    nv = mi[NV]
+    o = MODEL_FLOAT_OFF
+    return (view(mf, mi[o + DOF_STIFFNESS], nv), view(mf, mi[o + DOF_DAMPING], nv),
+            view(mf, mi[o + DOF_SPRINGREF], nv))
+
+
+@jit
+def model_loops(mi, mf):
+    """``(frame_body, frame_E, frame_r, loop_frame_a, loop_frame_b, loop_kind, loop_sel, loop_dim, loop_row,
+    loop_axis, loop_axis2, loop_twist)``: the frames and the loop closures (``loop_row`` has ``nl + 1``
+    entries, ``[0]`` without loops)."""
+    nf, nl = mi[NF], mi[NL]
+    o = MODEL_FLOAT_OFF
+    return (mint(mi, FRAME_BODY_, nf), view(mf, mi[o + FRAME_E], (nf, 3, 3)), view(mf, mi[o + FRAME_R], (nf, 3)),
+            mint(mi, LOOP_FRAME_A, nl), mint(mi, LOOP_FRAME_B, nl), mint(mi, LOOP_KIND, nl),
+            view(mf, mi[o + LOOP_SEL], (nl, 6, 6)), mint(mi, LOOP_DIM, nl), mint(mi, LOOP_ROW, nl + 1),
+            view(mf, mi[o + LOOP_AXIS], (nl, 3)), view(mf, mi[o + LOOP_AXIS2], (nl, 3)),
+            view(mf, mi[o + LOOP_TWIST], (nl, 3)))
+
+
+@jit
+def model_geoms(mi, mf):
+    """``(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, geom_margin,
+    geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert)``: the collision geometry."""
+    ng, npair, nmv = mi[NG], mi[NPAIR], mi[NMESHVERT]
+    o = MODEL_FLOAT_OFF
+    return (mint(mi, GEOM_BODY, ng), mint(mi, GEOM_TYPE, ng), view(mf, mi[o + GEOM_SIZE], (ng, 3)),
+            view(mf, mi[o + GEOM_E], (ng, 3, 3)), view(mf, mi[o + GEOM_R], (ng, 3)), view(mf, mi[o + GEOM_MU], ng),
+            view(mf, mi[o + GEOM_RESTITUTION], ng), view(mf, mi[o + GEOM_MARGIN], ng), mint(mi, GEOM_CORNERS, ng),
+            view(mi, mi[MODEL_INT_OFF + PAIR_GEOM], (npair, 2)), mint(mi, GEOM_VERTADR, ng),
+            mint(mi, GEOM_VERTNUM, ng), view(mf, mi[o + MESH_VERT], (nmv, 3)))
+
+
+@jit
+def data_loops(mi, df):
+    """``(loop_R, loop_p, loop_Q, loop_phi, loop_cv, loop_gamma)``: the loop frames' world poses, their
+    constraint directions, errors, velocities and bias accelerations."""
+    nl, nc = mi[NL], mi[NC]
+    return (dfield(mi, df, LOOP_R, (nl, 3, 3)), dfield(mi, df, LOOP_P, (nl, 3)), dfield(mi, df, LOOP_Q, (nl, 6, 6)),
+            dfield(mi, df, LOOP_PHI, nc), dfield(mi, df, LOOP_CV, nc), dfield(mi, df, LOOP_GAMMA, nc))
+
+
+@jit
+def data_contact(mi, df, di):
+    """``(gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)``: the geoms' world
+    poses and the contacts of collision detection."""
+    ng, nk = mi[NG], mi[NCON_MAX]
+    o = DATA_INT_OFF
+    return (dfield(mi, df, GR, (ng, 3, 3)), dfield(mi, df, GP, (ng, 3)), view(di, mi[o + CON_GEOM], (nk, 2)),
+            view(di, mi[o + CON_BODY], (nk, 2)), dfield(mi, df, CON_POINT, (nk, 3)),
+            dfield(mi, df, CON_NORMAL, (nk, 3)), dfield(mi, df, CON_GAP, nk), dfield(mi, df, CON_MU, nk),
+            dfield(mi, df, CON_EPS, nk))
