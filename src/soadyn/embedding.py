@@ -29,7 +29,7 @@ from ._kernels import joints as _kj
 from .dynamics import as_array, check_status, fk, integrate, kernel_array
 from .embedding_nodes import (SCALAR_JOINTS, clusters, loop_bodies, loop_rows, node_dofs, pivoted_columns,
                               planar_closed_form)
-from .loops import AssemblyError, LoopError, assemble, constraint_jacobian, loop_arrays
+from .loops import AssemblyError, LoopError, assemble, constraint_jacobian
 from .model import Model, readonly_array
 from .trajectory import Trajectory
 
@@ -305,7 +305,8 @@ class EmbeddedModel:
         the row -> loop map."""
         t = self.tree
         ls = np.array(ls, dtype=np.int64)
-        _, _, _, fa, fb, kind, sel, dim, _, ax1, ax2, twist = loop_arrays(t)
+        fa, fb, kind, sel, dim = t.loop_frame_a, t.loop_frame_b, t.loop_kind, t.loop_sel, t.loop_dim
+        ax1, ax2, twist = t.loop_axis, t.loop_axis2, t.loop_twist
         d = np.ascontiguousarray(dim[ls])
         row = np.concatenate([[0], np.cumsum(d)]).astype(np.int64)
         row_loop = np.repeat(np.arange(len(ls)), d).astype(np.int64)

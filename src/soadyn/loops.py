@@ -135,13 +135,9 @@ def _unit(v, loop: str, what: str) -> np.ndarray:
 METHODS = ("ta", "kkt")
 
 
-def loop_arrays(model: Model) -> tuple:
-    """The model's frame and loop arrays every loop kernel takes, in kernel argument order."""
+def _need_loops(model: Model) -> None:
     if model.nl == 0:
         raise LoopError(f"model {model.name!r} has no loops")
-    return (model.frame_body, model.frame_E, model.frame_r, model.loop_frame_a, model.loop_frame_b,
-            model.loop_kind, model.loop_sel, model.loop_dim, model.loop_row, model.loop_axis, model.loop_axis2,
-            model.loop_twist)
 
 
 def _stabilization(baumgarte) -> tuple[float, float]:
@@ -159,10 +155,9 @@ def _stabilization(baumgarte) -> tuple[float, float]:
 def constraint_state(model: Model, data, q, qd=None):
     """``(phi, cv, gdot, G)``: position errors (nc,), constraint velocities ``G_c qd``, ``Gdot_c qd`` and
     the constraint Jacobian ``G_c`` (nc, nv) at ``(q, qd)`` (views into ``data``)."""
+    _need_loops(model)
     copy_state(model, data, q, qd)
-    st = _kl.loop_jacobian(*model.tree_arrays, *loop_arrays(model), data.q, data.qd, data.X_E, data.X_r, data.S, data.v,
-                           data.c, data.h, data.vJ, data.oR, data.op, data.loop_R, data.loop_p, data.loop_Q,
-                           data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_G)
+    st = _kl.loop_jacobian(model.model_int, model.model_float, data.data_float, data.q, data.qd)
     check_status(st, model, data.q)
     return data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_G
 
@@ -204,17 +199,14 @@ def ta_kernel_arguments(model: Model, data, q, qd, tau, f_ext=None, baumgarte=No
     copied into ``data``: for :func:`forward_dynamics`, and for kernels that run its stages one by one
     (the timing breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
     check_data(model, data)
+    _need_loops(model)
     alpha, beta = _stabilization(baumgarte)
     copy_in(q, data.q, "q")
     copy_in(qd, data.qd, "qd")
     copy_in(tau, data.tau_in, "tau")
     fext = external_forces(model, data, f_ext)
-    return (*model.tree_arrays, *loop_arrays(model), data.q, data.qd, data.tau_in, fext, model.gravity_accel, alpha, beta,
-            data.X_E, data.X_r, data.S, data.v, data.c, data.IA, data.pA, data.U, data.D, data.Dinv,
-            data.u, data.a, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU, data.node_count,
-            data.node_cpar, data.node_vid, data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q,
-            data.loop_K, data.loop_f, data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_lambda,
-            data.qdd, data.loop_info)
+    return (model.model_int, model.model_float, data.data_float, data.data_int, data.q, data.qd, data.tau_in, fext,
+            alpha, beta)
 
 
 def _kkt(model: Model, data, q, qd, tau, f_ext, alpha: float, beta: float) -> np.ndarray:
@@ -249,14 +241,12 @@ def project(model: Model, data, q, qd, tol: float = 1e-12, max_iter: int = 20):
     by an ABA pass). Returns new ``(q, qd)``; :class:`AssemblyError` if positions do not converge."""
 
     check_data(model, data)
+    _need_loops(model)
     q = kernel_array(q, (model.nq,), "q").copy()
     qd = kernel_array(qd, (model.nv,), "qd").copy()
     info = np.zeros(4, dtype=np.int64)
-    st = _kl.project_state(*model.tree_arrays, *loop_arrays(model), q, qd, float(tol), int(max_iter), data.X_E, data.X_r,
-                           data.S, data.v, data.c, data.vJ, data.IA, data.U, data.D, data.Dinv, data.oR, data.op,
-                           data.oS, data.oI, data.oIA, data.oU, data.node_count, data.node_cpar, data.node_vid,
-                           data.Ups, data.Psi, data.loop_R, data.loop_p, data.loop_Q, data.loop_K, data.loop_f,
-                           data.loop_phi, data.loop_cv, data.loop_gamma, data.loop_lambda, info, np.empty((3, 3)))
+    st = _kl.project_state(model.model_int, model.model_float, data.data_float, data.data_int, q, qd, float(tol),
+                           int(max_iter), info)
     check_status(st, model, q)
     if not info[3]:
         _raise_assembly(model, data, q, tol, "projection")

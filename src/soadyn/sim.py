@@ -20,10 +20,10 @@ import numpy as np
 
 from ._kernels import joints as _kj
 from ._kernels import sim as _ks
+from ._jit import EntryPoint
 from .dynamics import as_array, check_status, external_forces
 from .embedded_sim import EmbeddedSimulator
 from .embedding import EmbeddedModel
-from .loops import loop_arrays
 from .model import Model
 from .trajectory import (INTEGRATORS, SimulationError, Trajectory, constraint_errors, energies, energy,
                          positive_finite)
@@ -54,6 +54,8 @@ _loop_eval_seconds = [4e-6]
 the last timed rollout of a model with loops."""
 
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
+# Simulator.step's one-step buffers and the Model/Data buffers always have the same types (soadyn._jit.EntryPoint)
+_ROLLOUT, _LOOP_ROLLOUT = EntryPoint(_ks.rollout), EntryPoint(_ks.loop_rollout)
 
 
 def _contact():
@@ -233,17 +235,13 @@ class Simulator:
         if self.contact is not None:
             return self._contact_call()(Q, QD, tau, fext, info, self._warm, entry=entry)
         if not self._loops:
-            return _ks.rollout(*m.tree_arrays, *m.spring_arrays, Q[0], QD[0], tau, fext, m.gravity_accel, self._dt, self._method,
-                               d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a,
-                               Q, QD)
+            kernel = _ROLLOUT.call if entry else _ks.rollout
+            return kernel(m.model_int, m.model_float, d.data_float, tau, fext, self._dt, self._method, Q, QD)
         alpha, beta = self._baumgarte
         project = 1 if self._stabilization == "projection" else 0
-        return _ks.loop_rollout(*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), Q[0], QD[0], tau, fext, m.gravity_accel,
-                                self._dt, self._method, alpha, beta, project, self._tol, PROJECTION_MAX_ITER,
-                                d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.oR,
-                                d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
-                                d.loop_R, d.loop_p, d.loop_Q, d.loop_K, d.loop_f, d.loop_phi, d.loop_cv,
-                                d.loop_gamma, d.loop_lambda, Q, QD, info)
+        kernel = _LOOP_ROLLOUT.call if entry else _ks.loop_rollout
+        return kernel(m.model_int, m.model_float, d.data_float, d.data_int, tau, fext, self._dt, self._method, alpha,
+                      beta, project, self._tol, PROJECTION_MAX_ITER, Q, QD, info)
 
     def _contact_call(self):
         """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when

@@ -18,7 +18,6 @@ import numpy as np
 from ._kernels import sim as _ks
 from .data import Data
 from .dynamics import check_data, as_array, check_status
-from .loops import loop_arrays
 from .model import Model
 
 __all__ = ["Trajectory", "SimulationError", "energy", "INTEGRATORS"]
@@ -186,13 +185,7 @@ class Trajectory:
         Q = np.ascontiguousarray(self.q, dtype=np.float64)
         if not Q.flags.writeable:
             Q = Q.copy()
-        fbody = np.ascontiguousarray(model.frame_body[ids])
-        fE = np.ascontiguousarray(model.frame_E[ids])
-        fr = np.ascontiguousarray(model.frame_r[ids])
-        st = _ks.frame_positions(model.body_parent, model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis,
-                                 model.jnt_axis2, model.jnt_pitch, model.body_Xtree_E, model.body_Xtree_r,
-                                 model.dof_S, Q, fbody, fE, fr, data.X_E, data.X_r,
-                                 data.S, data.oR, data.op, data.frame_R, P)
+        st = _ks.frame_positions(model.model_int, model.model_float, data.data_float, Q, ids, P)
         check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
         return P[:, 0] if single else P
 
@@ -217,9 +210,7 @@ def constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -
     """Loop constraint errors of a model with loops, one kernel call: ``(max |phi|, max |G_c qd|)``
     of each state (K, 2)."""
     err = np.empty((Q.shape[0], 2))
-    d = data
-    st = _ks.constraint_errors(*model.tree_arrays, *loop_arrays(model), Q, QD, d.X_E, d.X_r, d.S, d.v, d.c, d.vJ,
-                               d.oR, d.op, d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, err)
+    st = _ks.constraint_errors(model.model_int, model.model_float, data.data_float, Q, QD, err)
     check_status(st, model, Q[0], ("trajectory q", "trajectory qd", "input", "f_ext"))
     return err
 
@@ -227,8 +218,7 @@ def constraint_errors(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray) -
 def energies(model: Model, data: Data, Q: np.ndarray, QD: np.ndarray, E: np.ndarray) -> int:
     """Kinetic, potential and total energy (K, 3) of the states ``Q``, ``QD`` into ``E``, one kernel call;
     returns the kernel's status."""
-    return _ks.energies(*model.tree_arrays, Q, QD, model.gravity, data.X_E, data.X_r, data.S,
-                        data.v, data.c, data.oR, data.op, E)
+    return _ks.energies(model.model_int, model.model_float, data.data_float, Q, QD, E)
 
 
 def energy(model: Model, data: Data, q, qd) -> tuple[float, float]:

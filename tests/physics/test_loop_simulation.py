@@ -171,9 +171,8 @@ def test_tree_models_step_as_before(integrator):
     QD = np.empty((41, model.nv))
     Q[0], QD[0] = q0, qd0
     d = model.data()
-    st = _ks.rollout(*model.tree_arrays, *model.spring_arrays, Q[0], QD[0], tau, d.fext_zero[None].copy(), model.gravity_accel, 1e-3,
-                     sd.sim.INTEGRATORS[integrator], d.X_E, d.X_r, d.S, d.v, d.c, d.IA, d.pA, d.U, d.D, d.Dinv,
-                     d.u, d.a, Q, QD)
+    st = _ks.rollout(model.model_int, model.model_float, d.data_float, tau, d.fext_zero[None].copy(), 1e-3,
+                     sd.sim.INTEGRATORS[integrator], Q, QD)
     assert st == 0
     assert np.array_equal(traj.q, Q) and np.array_equal(traj.qd, QD)
     for name in ("constraint_error", "constraint_velocity_error", "loop_rank", "loop_singular",

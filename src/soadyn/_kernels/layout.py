@@ -307,3 +307,26 @@ def data_contact(mi, df, di):
             view(di, mi[o + CON_BODY], (nk, 2)), dfield(mi, df, CON_POINT, (nk, 3)),
             dfield(mi, df, CON_NORMAL, (nk, 3)), dfield(mi, df, CON_GAP, nk), dfield(mi, df, CON_MU, nk),
             dfield(mi, df, CON_EPS, nk))
+
+
+(VJ, LOOP_K, LOOP_F, LOOP_LAMBDA, LOOP_G) = (
+    _index(DATA_FLOAT, n) for n in ("vJ", "loop_K", "loop_f", "loop_lambda", "loop_G"))
+LOOP_INFO = _index(DATA_INT, "loop_info")
+GRAVITY = _index(MODEL_FLOAT, "gravity")
+
+
+@jit
+def data_nodes(mi, df, di):
+    """``(node_count, node_cpar, node_vid, Ups, Psi)``: the node tree of the operational space compliance
+    (Jain 2014 Appendix) and its Upsilon and psi blocks."""
+    nb = mi[NB]
+    return (dint(mi, di, NODE_COUNT, nb), dint(mi, di, NODE_CPAR, nb), dint(mi, di, NODE_VID, nb),
+            dfield(mi, df, UPS, (nb, 6, 6)), dfield(mi, df, PSI, (nb, 6, 6)))
+
+
+@jit
+def data_multipliers(mi, df):
+    """``(loop_K, loop_f, loop_lambda)``: the Schur complement of the loop rows, the body forces of the
+    multipliers and the multipliers."""
+    nb, nc = mi[NB], mi[NC]
+    return dfield(mi, df, LOOP_K, (nc, nc)), dfield(mi, df, LOOP_F, (nb, 6)), dfield(mi, df, LOOP_LAMBDA, nc)

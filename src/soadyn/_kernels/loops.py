@@ -7,6 +7,11 @@ the world poses and ``^AX_B = (R_A^T R_B, R_B^T (p_A - p_B))`` the motion transf
 ``^AX_B a_B - a_A - V_A x V_rel``, all in A's axes. Rows ``Q`` select the constrained directions; a
 universal loop's angular row is ``n = (R_AB a2) x a1`` with ``Qdot V = w_rel . ((w_rel x R_AB a2) x a1)``.
 A frame on the world has zero velocity and the fictitious base acceleration ``a0`` (gravity).
+
+The kernels called from Python (:func:`ta_forward`, :func:`loop_jacobian`, :func:`project_state`) take
+``(model_int, model_float, data_float[, data_int], inputs...)`` and hand the fields they open with the
+``layout`` accessors to the passes, which take plain arrays (:func:`ta_passes`, :func:`projection_passes`,
+:func:`loop_rows`, ...): the rollout kernels run them at every integrator stage.
 """
 
 import numpy as np
@@ -18,6 +23,8 @@ from .osim import node_compliance
 from .spatial import cross_motion, rotation_log, spd_inverse, swing_twist_log, xforce_T_add, xmotion
 from .articulated import aba_core, articulated_inertias, joint_acceleration
 from .kinematics import check_inputs, check_state, tree_positions, tree_velocities, world_poses
+from .layout import (H, LOOP_G, LOOP_INFO, NB, NC, NV, QDD, SCRATCH, VJ, data_aba, data_kinematics, data_loops,
+                     data_multipliers, data_nodes, data_world, dfield, dint, model_extras, model_loops, model_tree)
 
 UNIVERSAL_LOOP = 5
 
@@ -296,7 +303,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
 
 
 @jit
-def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+def ta_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                q, qd, tau, fext, a0, alpha, beta,
                X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -341,19 +348,42 @@ def ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def loop_jacobian(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                  frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                  q, qd,
-                  X_E, X_r, S, v, c, h, vJ, oR, op, RA, pAw, Q,
-                  phi, cv, gdot, G):
+def ta_forward(model_int, model_float, data_float, data_int, q, qd, tau, fext, alpha, beta):
+    """Closed-chain forward dynamics of the model's loops by Jain et al. 2012 Lemma 2 (:func:`ta_passes`)
+    into ``Data.qdd`` (nv,), with the multipliers in ``Data.loop_lambda`` (nc,), the loop rows in
+    ``Data.loop_R, loop_p, loop_Q, loop_phi, loop_cv, loop_gamma`` and ``Data.loop_info`` = (rank of K,
+    1 if K was singular). ``fext`` (nb, 6) body-frame external forces; ``alpha, beta`` the Baumgarte terms.
+    Returns a kernel status."""
+    mi, mf, df = model_int, model_float, data_float
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    RA, pAw, Qr, phi, cv, gamma = data_loops(mi, df)
+    K, fl, lam = data_multipliers(mi, df)
+    qdd = dfield(mi, df, QDD, mi[NV])
+    info = dint(mi, data_int, LOOP_INFO, 2)
+    return ta_passes(*model_tree(mi, mf), *model_loops(mi, mf), q, qd, tau, fext, model_extras(mi, mf)[1], alpha,
+                     beta, X_E, X_r, S, v, c, *data_aba(mi, df), oR, op, *data_world(mi, df),
+                     *data_nodes(mi, df, data_int), RA, pAw, Qr, K, fl, phi, cv, gamma, lam, qdd, info)
+
+
+@jit
+def loop_jacobian(model_int, model_float, data_float, q, qd):
     """Position errors ``phi``, constraint velocities ``cv = G_c qd``, ``gdot = Gdot_c qd`` (the constraint
     acceleration at ``qdd = 0`` without gravity, from the bias accelerations ``h``) and the dense constraint Jacobian
     ``G_c = Q blockdiag(R_A^T) (J_b - J_a)`` (nc, nv), with ``J_x`` the world-aligned Jacobian of body x at
-    frame A's origin (Jain 2012 Eq. 10). For analysis, projection and assembly."""
+    frame A's origin (Jain 2012 Eq. 10), into ``Data.loop_phi, loop_cv, loop_gamma, loop_G``. For analysis,
+    projection and assembly."""
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist = model_loops(mi, mf)
     st = check_state(jtype, qadr, q, qd)
     if st != OK:
         return st
-    nv = qd.shape[0]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    RA, pAw, Q, phi, cv, gdot = data_loops(mi, df)
+    nb, nv, nc = mi[NB], mi[NV], mi[NC]
+    h = dfield(mi, df, H, (nb, 6))
+    vJ = dfield(mi, df, VJ, 6)
+    G = dfield(mi, df, LOOP_G, (nc, nv))
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
     world_poses(parent, X_E, X_r, oR, op)
@@ -406,7 +436,7 @@ def mass_weighted_correction(parent, vadr, jnv, armature, I, S, X_E, X_r, oR, op
 
 
 @jit
-def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+def projection_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
                   q, qd, tol, max_iter,
                   X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
@@ -463,3 +493,20 @@ def project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r
     info[2] = it
     info[3] = converged
     return OK
+
+
+@jit
+def project_state(model_int, model_float, data_float, data_int, q, qd, tol, max_iter, info):
+    """Projection error control of the state ``(q, qd)`` in place onto the model's loops
+    (:func:`projection_passes`); ``info`` (4,) int64 receives (rank, singular flag, iterations, converged).
+    Returns a kernel status."""
+    mi, mf, df = model_int, model_float, data_float
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    RA, pAw, Qr, phi, cv, gamma = data_loops(mi, df)
+    K, fl, lam = data_multipliers(mi, df)
+    vJ = dfield(mi, df, VJ, 6)
+    R3 = dfield(mi, df, SCRATCH, (3, 3))
+    return projection_passes(*model_tree(mi, mf), *model_loops(mi, mf), q, qd, tol, max_iter,
+                             X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, *data_world(mi, df),
+                             *data_nodes(mi, df, data_int), RA, pAw, Qr, K, fl, phi, cv, gamma, lam, info, R3)

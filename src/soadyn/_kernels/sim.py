@@ -5,15 +5,22 @@ Status codes of :func:`rollout` and :func:`loop_rollout`: the joint-kernel codes
 ``DIVERGED`` (and ``NOT_CLOSED`` for projection), with the number ``n + 1`` of the step ``n`` that failed
 in bits 40 and up (``0``: the initial state was rejected before any step). States ``Q[0..n]`` are valid
 when step ``n`` fails.
+
+The kernels called from Python take ``(model_int, model_float, data_float[, data_int], inputs...)`` and
+open the Model and Data fields they read with the ``layout`` accessors; the passes they share with the
+contact rollout (:func:`passive_forces`, :func:`step_inputs`, :func:`start_states`) take plain arrays.
 """
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, view
 from .frames import frame_world_pose
 from .joints import (BAD_FEXT, BAD_IN, OK, add_frame_rates, all_finite, check_q, config_rate, normalize_config,
                      step_joints)
-from .loops import loop_rows, project_state, ta_forward
+from .layout import (FRAME_R_, GRAVITY, MODEL_FLOAT_OFF, SCRATCH, VJ, data_aba, data_kinematics, data_loops,
+                     data_multipliers, data_nodes, data_world, dfield, model_extras, model_loops, model_springs,
+                     model_tree)
+from .loops import loop_rows, projection_passes, ta_passes
 from .spatial import mul6
 from .articulated import aba_core
 from .kinematics import check_state, tree_positions, tree_velocities, world_poses
@@ -114,17 +121,14 @@ def passive_forces(qadr, vadr, jnv, stiffness, damping, springref, q, qd, tau, o
 
 
 @jit
-def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-            stiffness, damping, springref, q0, qd0, tau, fext, a0, dt, method,
-            X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a,
-            Q, QD):
+def rollout(model_int, model_float, data_float, tau, fext, dt, method, Q, QD):
     """Integrate ``nsteps = Q.shape[0] - 1`` steps of the tree dynamics ``qdd = ABA(q, qd, tau, f_ext)``
-    (RBDA Table 7.1) from ``(q0, qd0)``, writing the states ``Q[n], QD[n]`` (``t = n dt``) for
-    ``n = 0..nsteps``. ``q0``/``qd0`` may be views of ``Q[0]``/``QD[0]``.
+    (RBDA Table 7.1) from ``(q0, qd0) = (Q[0], QD[0])``, writing the states ``Q[n], QD[n]`` (``t = n dt``)
+    for ``n = 1..nsteps``.
 
     Inputs are held constant during a step (zero-order hold): ``tau`` (ntau, nv) and ``fext``
     (nfext, nb, 6) give row ``n`` for step ``n``, or their only row when they have one. Every stage adds
-    the joint springs and dampers ``stiffness, damping, springref`` (nv,) at the stage state
+    the joint springs and dampers ``Model.dof_stiffness, dof_damping, dof_springref`` at the stage state
     (:func:`passive_forces`).
 
     ``method`` SEMI_IMPLICIT (semi-implicit Euler in velocity form on the joint manifolds)::
@@ -158,20 +162,25 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
     valid): ``BAD_IN``/``BAD_FEXT`` when ``tau``/``fext`` of step ``n`` are not finite, ``SINGULAR | i << 8``
     from ABA, ``DIVERGED`` when the new state is not finite. An invalid initial state returns the
     :func:`tree.check_state` code with step field 0."""
-    st = check_state(jtype, qadr, q0, qd0)
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    stiffness, damping, springref = model_springs(mi, mf)
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    st = check_state(jtype, qadr, Q[0], QD[0])
     if st != OK:
         return st
-    nq = q0.shape[0]
-    nv = qd0.shape[0]
+    nq = Q.shape[1]
+    nv = QD.shape[1]
     nsteps = Q.shape[0] - 1
-    T = np.empty((4, 6, 6))
+    T = dfield(mi, df, SCRATCH, (4, 6, 6))
     R = np.empty((3, 3))
     qs = np.empty(nq)
     vs = np.empty(nv)
     kq = np.empty((4, nq))
     kv = np.empty((4, nv))
     tau_s = np.empty(nv)
-    start_states(q0, qd0, Q, QD)
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
@@ -194,17 +203,13 @@ def rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 
 @jit
-def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                 stiffness, damping, springref,
-                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                 q0, qd0, tau, fext, a0, dt, method, alpha, beta, project, tol, max_iter,
-                 X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
-                 RA, pAw, Qr, K, fl, phi, cv, gamma, lam,
-                 Q, QD, info):
-    """Integrate ``nsteps = Q.shape[0] - 1`` steps of the closed-chain dynamics of a tree with loop
-    constraints from ``(q0, qd0)``, writing ``Q[n], QD[n]`` (``t = n dt``) as :func:`rollout` does.
+def loop_rollout(model_int, model_float, data_float, data_int, tau, fext, dt, method, alpha, beta, project, tol,
+                 max_iter, Q, QD, info):
+    """Integrate ``nsteps = Q.shape[0] - 1`` steps of the closed-chain dynamics of a tree with the model's
+    loop constraints from ``(q0, qd0) = (Q[0], QD[0])``, writing ``Q[n], QD[n]`` (``t = n dt``) as
+    :func:`rollout` does.
 
-    Every integrator stage evaluates the accelerations by Jain et al. 2012 Lemma 2 (:func:`loops.ta_forward`:
+    Every integrator stage evaluates the accelerations by Jain et al. 2012 Lemma 2 (:func:`loops.ta_passes`:
     free ABA accelerations, the Schur complement ``Q Lambda Q*`` from the node compliance, the multipliers
     and the ABA correction, Eqs. 11-12), with the Baumgarte terms ``2 alpha G qd + beta^2 phi`` added to
     the constraint acceleration (``alpha = beta = 0``: no stabilization; Baumgarte 1972, Jain 2012 Sec. 5).
@@ -212,7 +217,7 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     springs and dampers enter every stage as there (:func:`passive_forces`).
 
     ``project != 0``: after each step, projection error control (Jain 2012 Sec. 5,
-    :func:`loops.project_state`): positions by mass-weighted Gauss-Newton onto ``phi = 0`` until
+    :func:`loops.projection_passes`): positions by mass-weighted Gauss-Newton onto ``phi = 0`` until
     ``max |phi| <= tol`` (at most ``max_iter`` iterations), then velocities onto ``G qd = 0``.
 
     ``info`` (nsteps, 3) int64 receives per step ``n``: the smallest rank of the Schur complement over the
@@ -223,11 +228,23 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     valid): ``BAD_IN``/``BAD_FEXT`` for non-finite inputs of step ``n``, ``SINGULAR | i << 8`` from the ABA,
     ``DIVERGED`` for a non-finite state, ``NOT_CLOSED`` when projection does not converge. An invalid
     initial state returns the :func:`tree.check_state` code with step field 0."""
-    st = check_state(jtype, qadr, q0, qd0)
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    stiffness, damping, springref = model_springs(mi, mf)
+    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist = model_loops(mi, mf)
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    cnt, cpar, vid, Ups, W = data_nodes(mi, df, data_int)
+    RA, pAw, Qr, phi, cv, gamma = data_loops(mi, df)
+    K, fl, lam = data_multipliers(mi, df)
+    vJ = dfield(mi, df, VJ, 6)
+    st = check_state(jtype, qadr, Q[0], QD[0])
     if st != OK:
         return st
-    nq = q0.shape[0]
-    nv = qd0.shape[0]
+    nq = Q.shape[1]
+    nv = QD.shape[1]
     nsteps = Q.shape[0] - 1
     R = np.empty((3, 3))
     qs = np.empty(nq)
@@ -237,7 +254,6 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     tau_s = np.empty(nv)
     linfo = np.zeros(2, dtype=np.int64)
     pinfo = np.zeros(4, dtype=np.int64)
-    start_states(q0, qd0, Q, QD)
     for n in range(nsteps):
         q = Q[n]
         qd = QD[n]
@@ -250,11 +266,11 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs)
             passive_forces(qadr, vadr, jnv, stiffness, damping, springref, qs, vs, tau_n, tau_s)
             # Jain 2012 Lemma 2 at the stage state
-            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                            qs, vs, tau_s, fext_n, a0, alpha, beta,
-                            X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
-                            Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, kv[stage], linfo)
+            st = ta_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
+                           frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
+                           qs, vs, tau_s, fext_n, a0, alpha, beta,
+                           X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
+                           Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, kv[stage], linfo)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
             rank = min(rank, linfo[0])
@@ -266,11 +282,11 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         iters = 0
         if project != 0:
-            st = project_state(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                               Q[n + 1], QD[n + 1], tol, max_iter,
-                               X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
-                               Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, pinfo, R)
+            st = projection_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+                                   armature, frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2,
+                                   twist, Q[n + 1], QD[n + 1], tol, max_iter,
+                                   X_E, X_r, S, v, c, vJ, IA, U, D, Dinv, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
+                                   Ups, W, RA, pAw, Qr, K, fl, phi, cv, gamma, lam, pinfo, R)
             if st != OK:
                 return st | ((n + 1) << STEP_SHIFT)
             if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
@@ -286,15 +302,17 @@ def loop_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
 
 
 @jit
-def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                      frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                      Q, QD,
-                      X_E, X_r, S, v, c, vJ, oR, op, RA, pAw, Qr, phi, cv, gamma,
-                      err):
+def constraint_errors(model_int, model_float, data_float, Q, QD, err):
     """Loop closure errors of the states ``(Q[s], QD[s])`` into ``err`` (K, 2): ``max |phi(q)|`` (the
     position errors ``phi = Q xi`` of :func:`loops.loop_rows`) and ``max |G_c(q) qd|`` (the constraint
     velocities ``Q V_rel``, Jain 2012 Eq. 9) over the constraint rows (0 for a model without loops).
     Returns ``OK`` or the :func:`tree.check_state` code of the first bad row."""
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    RA, pAw, Qr, phi, cv, gamma = data_loops(mi, df)
+    vJ = dfield(mi, df, VJ, 6)
+    loops = model_loops(mi, mf)
     acc = np.zeros((parent.shape[0], 6))
     zero6 = np.zeros(6)
     for s in range(Q.shape[0]):
@@ -304,8 +322,7 @@ def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, 
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
         tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, QD[s], v, c, vJ)
         world_poses(parent, X_E, X_r, oR, op)
-        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, acc, zero6,
-                  RA, pAw, Qr, phi, cv, gamma)
+        loop_rows(*loops, oR, op, v, acc, zero6, RA, pAw, Qr, phi, cv, gamma)
         ep = 0.0
         ev = 0.0
         for r in range(phi.shape[0]):
@@ -317,16 +334,17 @@ def constraint_errors(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, 
 
 
 @jit
-def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-             Q, QD, gravity,
-             X_E, X_r, S, v, c, oR, op,
-             E):
+def energies(model_int, model_float, data_float, Q, QD, E):
     """Energies of the states ``(Q[s], QD[s])`` into ``E`` (K, 3): kinetic
     ``T = sum_i 1/2 v_i^T I_i v_i + sum_k 1/2 armature_k qd_k^2`` (RBDA Eq. 2.71, body-frame spatial velocities
     and inertias; the joint armature's rotor energy), potential ``V = -sum_i m_i g . c_i``
     (``c_i`` the world centre of mass of body ``i``, from ``m c`` read off the ``m c~`` block of ``I_i``,
     RBDA Eq. 2.63) and ``T + V``. Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
-    tmp = np.empty(6)
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    gravity = view(mf, mi[MODEL_FLOAT_OFF + GRAVITY], 3)
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    tmp = dfield(mi, df, VJ, 6)
     for s in range(Q.shape[0]):
         st = check_q(jtype, qadr, Q[s])
         if st != OK:
@@ -355,19 +373,22 @@ def energies(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, 
 
 
 @jit
-def frame_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
-                    Q, fbody, fE, fr,
-                    X_E, X_r, S, oR, op, R,
-                    P):
-    """World positions ``P[s, j]`` (K, nfr, 3) of the frames ``(fbody[j], fE[j], fr[j])`` at the
+def frame_positions(model_int, model_float, data_float, Q, frames, P):
+    """World positions ``P[s, j]`` (K, nfr, 3) of the model's frames ``frames[j]`` (nfr,) at the
     configurations ``Q[s]``: forward kinematics (RBDA Sec. 4.4) then ``p = op_b + oR_b r_f``.
-    ``R`` (3, 3) scratch. Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
+    Returns ``OK`` or the :func:`joints.check_q` code of the first bad row."""
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r = model_loops(mi, mf)[:3]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    R = dfield(mi, df, FRAME_R_, (3, 3))
     for s in range(Q.shape[0]):
         st = check_q(jtype, qadr, Q[s])
         if st != OK:
             return st
         tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, Q[s], X_E, X_r, S)
         world_poses(parent, X_E, X_r, oR, op)
-        for j in range(fbody.shape[0]):
-            frame_world_pose(fbody[j], fE[j], fr[j], oR, op, R, P[s, j])
+        for j in range(frames.shape[0]):
+            f = frames[j]
+            frame_world_pose(frame_body[f], frame_E[f], frame_r[f], oR, op, R, P[s, j])
     return OK

@@ -15,6 +15,8 @@ from .joints import OK, normalize_config
 from .loops import aba_correction, loop_compliance, loop_forces, loop_rows, solve_multipliers, ta_forward
 from .articulated import aba_core
 from .kinematics import world_poses
+from .layout import (LOOP_INFO, NV, QDD, data_aba, data_kinematics, data_loops, data_multipliers, data_nodes,
+                     data_world, dfield, dint, model_extras, model_loops, model_tree)
 
 TA_STAGES = ("aba", "rows", "schur", "solve", "correction", "all")
 """Stages of :func:`ta_stage`: the ABA pass for the free accelerations (Eq. 12a); the loop rows ``Q``,
@@ -27,19 +29,22 @@ Lemma 2 for cut loops); the whole call."""
 
 
 @jit
-def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-             q, qd, tau, fext, a0, alpha, beta,
-             X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
-             RA, pAw, Q, K, fl,
-             phi, cv, gamma, lam, qdd, info):
+def ta_stage(stage, reps, model_int, model_float, data_float, data_int, q, qd, tau, fext, alpha, beta):
     """Stage ``stage`` (an index of :data:`TA_STAGES`) of :func:`loops.ta_forward` ``reps`` times. Returns a
     kernel status."""
-    st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                    q, qd, tau, fext, a0, alpha, beta,
-                    X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid, Ups, W,
-                    RA, pAw, Q, K, fl, phi, cv, gamma, lam, qdd, info)
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist = model_loops(mi, mf)
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    cnt, cpar, vid, Ups, W = data_nodes(mi, df, data_int)
+    RA, pAw, Q, phi, cv, gamma = data_loops(mi, df)
+    K, fl, lam = data_multipliers(mi, df)
+    qdd = dfield(mi, df, QDD, mi[NV])
+    info = dint(mi, data_int, LOOP_INFO, 2)
+    st = ta_forward(mi, mf, df, data_int, q, qd, tau, fext, alpha, beta)
     if st != OK:
         return st
     nb = parent.shape[0]
@@ -71,11 +76,7 @@ def ta_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
             loop_forces(parent, frame_body, fa, fb, dim, row, oR, op, RA, pAw, Q, lam, fl)
             aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fl, pA_d, a_d, u_d, qdd_d)
         else:
-            st = ta_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                            q, qd, tau, fext, a0, alpha, beta,
-                            X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
-                            Ups, W, RA, pAw, Q, K, fl, phi, cv, gamma, lam, qdd, info)
+            st = ta_forward(mi, mf, df, data_int, q, qd, tau, fext, alpha, beta)
         if st != OK:
             return st
     return OK
