@@ -63,7 +63,7 @@ import math
 
 import numpy as np
 
-from .._jit import borrow, jit
+from .._jit import borrow, inline_jit, jit, view
 from .collision import collide, geom_world_poses
 from .contact import constraint_nodes, delassus, row_forces, row_velocities, tangent_basis
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
@@ -74,9 +74,12 @@ from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_ro
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_OK
 from .loops import aba_correction, loop_rows
-from .sim import DIVERGED, STEP_SHIFT, passive_forces, start_states, step_inputs
+from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_inputs
 from .articulated import aba_core
 from .kinematics import check_state, tree_velocities, world_poses
+from .layout import (NB, NC, NCON_MAX, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
+                     data_aba, data_contact, data_kinematics, data_loops, data_world, dfield, dint, model_extras,
+                     model_geoms, model_loops, model_springs, model_tree)
 
 LCP_FAILED = 18
 """Status code: an LCP of the step was not solved (the solver's code is in ``stat[3]`` of the step)."""
@@ -144,61 +147,105 @@ def phase_solved(st, info, stat, warm):
     return False
 
 
+@inline_jit
+def carve(buf, at, shape):
+    """``(view, at + size)``: the array of ``shape`` (a tuple) at ``buf[at]`` and the offset past it (a step's
+    scratch taken from its workspace, :func:`step_space`)."""
+    n = 1
+    for d in shape:
+        n *= d
+    return view(buf, at, shape), at + n
+
+
 @jit
-def apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim, nn,
-                   row_node, row_coef, lam, qd):
-    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses (:func:`row_forces`),
-    then one ABA pass on the articulated factors of the step (:func:`loops.aba_correction`)."""
-    nb = parent.shape[0]
-    nv = qd.shape[0]
-    f = np.empty((nb, 6))
+def step_space(mi):
+    """``(floats, ints)``: the scratch a :func:`contact_step` of the model takes from its two workspaces, for
+    the most contacts ``K = ncon_max`` its geom pairs can produce: per contact its frame, coefficients and
+    collision state; per constraint node (two a loop or contact) its pose, selection and rows; per row its
+    coefficients, velocities, target and impulse; per body the row-velocity and impulse passes."""
+    nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
+    nr = nc + 3 * K
+    cap = 2 * (nl + K)
+    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb, 3 * cap + 1 + 2 * nr
+
+
+@jit
+def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
+                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd):
+    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses ``f``
+    (:func:`row_forces`), then one ABA pass on the articulated factors of the step
+    (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch)."""
     row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f)
-    dqd = np.empty(nv)
-    aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, f, np.empty((nb, 6)), np.empty((nb, 6)), np.empty(nv),
-                   dqd)
-    for k in range(nv):
+    aba_correction(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, a, u, dqd)
+    for k in range(qd.shape[0]):
         qd[k] += dqd[k]
 
 
 @jit
-def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                 stiffness, damping, springref,
-                 frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                 geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                 pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
-                 q, qd, tau, fext, a0, prm,
-                 X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
-                 Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal, con_gap,
-                 con_mu, con_eps,
-                 qn, qdn, stat, warm, keep):
-    """One contact step (module docstring) from ``(q, qd)`` to ``(qn, qdn)``; ``stat`` (NSTAT,) receives the
-    step statistics; ``warm`` (:func:`.contact_solve.warm_size`) carries the step LCP's answer from step to
-    step (:func:`.contact_solve.coulomb_rows` starts from it when the same contacts come back); an LCP that
-    is not solved is written to ``keep`` when it has room (:func:`.contact_solve.keep_lcp`). Inputs are
-    assumed checked (:func:`contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``,
-    ``LCP_FAILED`` (the solver status in ``stat[3]``, the failed LCP's size, residual and path in
-    ``stat[2]``, ``stat[10]``, ``stat[11]``), ``ENERGY_GAINED`` or an ABA status."""
+def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, stat, warm, keep, ws, wi):
+    """One contact step (module docstring) of the model ``(mi, mf)`` with Data ``(df, di)`` from ``(q, qd)``
+    to ``(qn, qdn)``; ``geom_margin``: the geoms' margins widened by the settings'. ``stat`` (NSTAT,)
+    receives the step statistics; ``warm`` (:func:`.contact_solve.warm_size`) carries the step LCP's answer
+    from step to step (:func:`.contact_solve.coulomb_rows` starts from it when the same contacts come back);
+    an LCP that is not solved is written to ``keep`` when it has room (:func:`.contact_solve.keep_lcp`);
+    ``ws``, ``wi``: float and int workspaces of :func:`step_space`. Inputs are assumed checked
+    (:func:`contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``, ``LCP_FAILED`` (the
+    solver status in ``stat[3]``, the failed LCP's size, residual and path in ``stat[2]``, ``stat[10]``,
+    ``stat[11]``), ``ENERGY_GAINED`` or an ABA status."""
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
+     body_I, dof_S, dof_armature) = model_tree(mi, mf)
+    dof_stiffness, dof_damping, dof_springref = model_springs(mi, mf)
+    (frame_body, frame_E, frame_r, loop_frame_a, loop_frame_b, loop_kind, loop_sel, loop_dim, loop_row, loop_axis,
+     loop_axis2, loop_twist) = model_loops(mi, mf)
+    (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
+     geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
+    gravity_accel = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    loop_R, loop_p, loop_Q, loop_phi, loop_cv, loop_gamma = data_loops(mi, df)
+    gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, di)
+    nbody, nv, nl = mi[NB], mi[NV], mi[NL]
+    vJ = dfield(mi, df, VJ, 6)
+    qdd = dfield(mi, df, QDD, nv)
+    Ups = dfield(mi, df, UPS, (nbody, 6, 6))
+    Psi = dfield(mi, df, PSI, (nbody, 6, 6))
+    T = dfield(mi, df, SCRATCH, (4, 6, 6))
+    node_count, node_cpar, node_vid = dint(mi, di, NODE_COUNT, nbody), dint(mi, di, NODE_CPAR, nbody), dint(
+        mi, di, NODE_VID, nbody)
     dt = prm[0]
     nf = int(prm[1])
     erp = prm[2]
     loop_erp = prm[3]
     split = int(prm[15]) == SPLIT_CORRECTION
-    nbody = parent.shape[0]
-    nv = qd.shape[0]
-    T = np.empty((4, 6, 6))
-    R = np.empty((3, 3))
-    tau_s = np.empty(nv)
     stat[:] = 0.0
+    # the scratch of the velocities and the bodies
+    o = 0
+    R, o = carve(ws, o, (3, 3))
+    tau_s, o = carve(ws, o, (nv,))
+    qf, o = carve(ws, o, (nv,))
+    qm, o = carve(ws, o, (nv,))
+    dq, o = carve(ws, o, (nv,))
+    qc, o = carve(ws, o, (mi[NQ],))
+    info, o = carve(ws, o, (6,))
+    vb, o = carve(ws, o, (nbody, 6))
+    cb, o = carve(ws, o, (nbody, 6))
+    fi, o = carve(ws, o, (nbody, 6))
+    pAi, o = carve(ws, o, (nbody, 6))
+    ai, o = carve(ws, o, (nbody, 6))
+    ui, o = carve(ws, o, (nv,))
+    dqi, o = carve(ws, o, (nv,))
     # 1. free accelerations and articulated factors
-    passive_forces(qadr, vadr, jnv, stiffness, damping, springref, q, qd, tau, tau_s)
-    st = aba_core(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, q, qd, tau_s,
-                  fext, a0, X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, qdd, T)
+    passive_forces(jnt_qadr, jnt_vadr, jnt_nv, dof_stiffness, dof_damping, dof_springref, q, qd, tau, tau_s)
+    st = aba_core(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                  body_Xtree_r, body_I, dof_S, dof_armature, q, qd, tau_s, fext, gravity_accel, X_E, X_r, S, v, c,
+                  IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
     # 2. contacts, rows and the Delassus matrix
-    world_poses(parent, X_E, X_r, oR, op)
+    world_poses(body_parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
+    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom,
                 geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                 con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     if k > con_gap.shape[0]:
@@ -207,69 +254,75 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for i in range(k):
         stat[7] = max(stat[7], -con_gap[i])
     record_contacts(stat, k, con_point, con_normal)
-    nl = fa.shape[0]
-    nb = row[nl]
+    nb = loop_row[nl]
     for m in range(nv):
         qdn[m] = qd[m] + dt * qdd[m]
-    add_frame_rates(jtype, vadr, I, qd, dt, qdn)
-    qf = qdn.copy()  # the free velocity: no impulse
+    add_frame_rates(jnt_type, jnt_vadr, body_I, qd, dt, qdn)
+    qf[:] = qdn  # the free velocity: no impulse
     if k == 0 and nb == 0:
-        step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
+        step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R)
         return OK
     if nl > 0:
-        loop_rows(frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, oR, op, v, a, a0,
-                  RA, pAw, Qr, phi, cv, gamma)
-    con_frame = np.empty((k, 3, 3))
-    mu = np.empty(k)
-    eps = np.empty(k)
+        loop_rows(frame_body, frame_E, frame_r, loop_frame_a, loop_frame_b, loop_kind, loop_sel, loop_dim, loop_row,
+                  loop_axis, loop_axis2, loop_twist, oR, op, v, a, gravity_accel, loop_R, loop_p, loop_Q, loop_phi,
+                  loop_cv, loop_gamma)
+    # the scratch of the contacts, the constraint nodes and the rows
+    nr = nb + 3 * k
+    cap = 2 * (nl + k)
+    con_frame, o = carve(ws, o, (k, 3, 3))
+    mu, o = carve(ws, o, (k,))
+    eps, o = carve(ws, o, (k,))
+    approach, o = carve(ws, o, (k,))
+    back, o = carve(ws, o, (k,))
+    wE, o = carve(ws, o, (cap, 3, 3))
+    wr, o = carve(ws, o, (cap, 3))
+    node_sel, o = carve(ws, o, (cap, 6, 6))
+    row_coef, o = carve(ws, o, (nr, 2, 6))
+    vr, o = carve(ws, o, (nr,))
+    vfree, o = carve(ws, o, (nr,))
+    tgt, o = carve(ws, o, (nr,))
+    lam, o = carve(ws, o, (nr,))
+    oi = 0
+    node_body, oi = carve(wi, oi, (cap,))
+    node_dim, oi = carve(wi, oi, (cap,))
+    node_row, oi = carve(wi, oi, (cap + 1,))
+    row_node, oi = carve(wi, oi, (nr, 2))
     for i in range(k):
         tangent_basis(con_normal, con_frame, i)
         mu[i] = con_mu[i] if prm[5] < 0.0 else prm[5]
         eps[i] = con_eps[i] if prm[6] < 0.0 else prm[6]
-    nr = nb + 3 * k
-    cap = 2 * (nl + k)
-    node_body = np.empty(cap, dtype=np.int64)
-    wE = np.empty((cap, 3, 3))
-    wr = np.empty((cap, 3))
-    node_sel = np.empty((cap, 6, 6))
-    node_dim = np.empty(cap, dtype=np.int64)
-    node_row = np.empty(cap + 1, dtype=np.int64)
-    row_node = np.empty((nr, 2), dtype=np.int64)
-    row_coef = np.empty((nr, 2, 6))
-    vr = np.empty(nr)
-    vb = np.empty((nbody, 6))
-    cb = np.empty((nbody, 6))
-    nn = constraint_nodes(frame_body, fa, fb, dim, row, RA, pAw, Qr, con_body, con_point, con_frame, k,
-                          node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
-    vfree = np.empty(0)  # the row velocities of the free velocity, when computed
+    nn = constraint_nodes(frame_body, loop_frame_a, loop_frame_b, loop_dim, loop_row, loop_R, loop_p, loop_Q,
+                          con_body, con_point, con_frame, k, node_body, wE, wr, node_sel, node_dim, node_row, row_node,
+                          row_coef)
+    free_rows = False  # vfree holds the row velocities of the free velocity
     if int(prm[14]) == SLIP_PYRAMID and k > 0:
         # tangents along the slip of the free velocity, then the rows again
-        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
+        row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         slip_frames(k, nb, vr, con_frame)
-        vfree = vr.copy()
-        nn = constraint_nodes(frame_body, fa, fb, dim, row, RA, pAw, Qr, con_body, con_point, con_frame, k,
-                              node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
+        vfree[:] = vr
+        free_rows = True
+        nn = constraint_nodes(frame_body, loop_frame_a, loop_frame_b, loop_dim, loop_row, loop_R, loop_p, loop_Q,
+                              con_body, con_point, con_frame, k, node_body, wE, wr, node_sel, node_dim, node_row,
+                              row_node, row_coef)
     Wd = np.empty((nr, nr))
-    st = delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
-                  node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd)
+    st = delassus(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, S, oR, op, oS, oI, oIA, oU, D, Dinv, node_count,
+                  node_cpar, node_vid, Ups, Psi, node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node,
+                  row_coef, Wd)
     if st != OK:
         return st
-    tgt = np.empty(nr)
-    lam = np.empty(nr)
-    info = np.zeros(6)
+    info[:] = 0.0
     # 3. collisions: compression (Eq. 54) and decompression (Eq. 57) at Delta_t = 0 among the contacts with
     # restitution that close within the step faster than impact_velocity and those already touching; the
     # phases repeat while their impulses set further contacts closing
-    qm = np.empty(nv)
     qm[:] = qd
     colliding = np.zeros(k, dtype=np.bool_)
     collided = np.zeros(k, dtype=np.bool_)
-    approach = np.zeros(k)  # approach speed of each contact when it collided
+    approach[:] = 0.0  # approach speed of each contact when it collided
     pre = 0.0  # the part of the step whose free acceleration qm already holds
     gain = 0.0  # kinetic energy the impulses add (step 7)
     for _ in range(MAX_COLLISION_PHASES):
-        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
+        row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         any_collision = False
         tc = dt
@@ -287,13 +340,14 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             pre = tc
             for m in range(nv):
                 qm[m] += tc * qdd[m]
-            row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
-                              node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+            row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR,
+                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         for i in range(k):
             if colliding[i]:
                 approach[i] = max(approach[i], -vr[nb + 3 * i])
         stat[5] += 1.0
-        ke0 = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qm, vb, cb, vJ)
+        ke0 = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qm,
+                             vb, cb, vJ)
         ks, idx = phase_rows(nb, k, colliding, con_gap)
         ns = idx.shape[0]
         Ws = np.empty((ns, ns))
@@ -336,21 +390,22 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
         lam[:] = 0.0
         for r in range(ns):
             lam[idx[r]] = pc[r] + s_d * pd[r]
-        apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
-                       nn, row_node, row_coef, lam, qm)
+        apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
+                       node_dim, nn, row_node, row_coef, lam, qm, fi, pAi, ai, ui, dqi)
         record_impulses(stat, nb, k, lam, con_frame)
-        gain += kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qm, vb, cb, vJ) - ke0
+        gain += kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature,
+                               qm, vb, cb, vJ) - ke0
     # 4. the step LCP (Eq. 53)
     for m in range(nv):
         qdn[m] = qm[m] + (dt - pre) * qdd[m]
-    add_frame_rates(jtype, vadr, I, qd, dt, qdn)
-    if stat[5] == 0.0 and vfree.shape[0] == nr:  # no collision: qdn is the free velocity of step 2
+    add_frame_rates(jnt_type, jnt_vadr, body_I, qd, dt, qdn)
+    if stat[5] == 0.0 and free_rows:  # no collision: qdn is the free velocity of step 2
         vr[:] = vfree
     else:
-        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
+        row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
     for r in range(nb):
-        tgt[r] = vr[r] + loop_erp * phi[r] / dt
+        tgt[r] = vr[r] + loop_erp * loop_phi[r] / dt
     for i in range(k):
         g = con_gap[i]
         r = nb + 3 * i
@@ -363,7 +418,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for r in range(nr):  # round-off of the step's velocities is no target (two welded faces: v = 1e-18)
         if abs(tgt[r]) < TARGET_ROUNDOFF * vscale:
             tgt[r] = 0.0
-    ke_f = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
+    ke_f = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qdn,
+                          vb, cb, vJ)
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
         st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep)
@@ -383,8 +439,8 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for i in range(k):
         if lam[nb + 3 * i] > 0.0:
             stat[1] += 1.0
-    apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim, nn,
-                   row_node, row_coef, lam, qdn)
+    apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
+                   node_dim, nn, row_node, row_coef, lam, qdn, fi, pAi, ai, ui, dqi)
     record_impulses(stat, nb, k, lam, con_frame)
     # 7. (checked before the positions move) the impulses' work: the step LCP's impulse lam at the free
     # velocity v_f does lam . (v_f + v+) / 2 = lam . v+ - lam^T W lam / 2 <= lam . v+, and lam . v+ <= 0 but
@@ -396,20 +452,21 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
     for i in range(k):
         r = nb + 3 * i
         allow += max(0.0, -lam[r] * (tgt[r] - vr[r]))
-    ke_n = kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qdn, vb, cb, vJ)
+    ke_n = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qdn,
+                          vb, cb, vJ)
     gain += ke_n - ke_f - allow
     stat[9] = gain
     if gain > prm[17] * (ke_n + ke_f) + ENERGY_FLOOR:
         return ENERGY_GAINED
-    back = np.zeros(k)  # how far each collided contact is brought back in step 6
+    back[:] = 0.0  # how far each collided contact is brought back in step 6
     if stat[5] > 0.0:
-        row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
+        row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
                           node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         for i in range(k):
             if collided[i] and approach[i] > 0.0:
                 back[i] = con_gap[i] * (1.0 + max(vr[nb + 3 * i], 0.0) / approach[i])
     # 5. positions; free joints' velocities rewritten in their new body axes
-    step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
+    step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):
         # 6. position correction (split impulse): positions only, computed at q and applied at q+
         st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep)
@@ -421,11 +478,11 @@ def contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r,
             warm[0] = -1.0
             return LCP_FAILED
         stat[10] = max(stat[10], info[2])
-        dq = np.zeros(nv)
-        apply_impulses(parent, vadr, jnv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel, node_dim,
-                       nn, row_node, row_coef, lam, dq)
-        qc = qn.copy()
-        integrate_config(jtype, qadr, vadr, axis, axis2, qc, dq, dt, qn, R)
+        dq[:] = 0.0
+        apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
+                       node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi)
+        qc[:] = qn
+        integrate_config(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, qc, dq, dt, qn, R)
     return OK
 
 
@@ -439,80 +496,55 @@ def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ
 
 
 @jit
-def contact_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                    stiffness, damping, springref,
-                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                    geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                    pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
-                    q0, qd0, tau, fext, a0, prm,
-                    X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar, vid,
-                    Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal,
-                    con_gap, con_mu, con_eps,
-                    Q, QD, stats, warm, keep):
-    """``nsteps = Q.shape[0] - 1`` contact steps (:func:`contact_step`) from ``(q0, qd0)``, writing the
-    states ``Q[n], QD[n]`` and the statistics ``stats[n]`` of step ``n``. ``tau`` (ntau, nv) and ``fext``
-    (nfext, nb, 6): row ``n`` for step ``n`` or one constant row. ``warm``: the warm-start state
-    (:func:`.contact_solve.warm_size`; ``warm[0] = -1``: none yet), carried through the steps and left with
-    the last answer, so a run continued by another call (or the next :meth:`Simulator.step`) goes on warm;
-    ``keep``: where a failing step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not
-    kept). Returns ``OK`` or a status ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]``
-    valid, ``stats[n]`` that of the failed step, nothing written after)."""
-    # the arguments without their reference counts (the caller holds them): the passes and per-body helpers
-    # below then update no reference count atomically (soadyn._jit.borrow)
-    (parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature, stiffness, damping, springref,
-     frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, geom_body, geom_type, geom_size,
-     geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
-     q0, qd0, tau, fext, a0, prm, X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt,
-     cpar, vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point, con_normal, con_gap,
-     con_mu, con_eps, Q, QD, stats, warm, keep) = (
-        borrow(parent), borrow(jtype), borrow(qadr), borrow(vadr), borrow(jnv), borrow(axis), borrow(axis2),
-        borrow(pitch), borrow(XT_E), borrow(XT_r), borrow(I), borrow(S0), borrow(armature), borrow(stiffness),
-        borrow(damping), borrow(springref), borrow(frame_body), borrow(frame_E), borrow(frame_r), borrow(fa),
-        borrow(fb), borrow(kind), borrow(sel), borrow(dim), borrow(row), borrow(ax1), borrow(ax2), borrow(twist),
-        borrow(geom_body), borrow(geom_type), borrow(geom_size), borrow(geom_E), borrow(geom_r), borrow(geom_mu),
-        borrow(geom_eps), borrow(geom_margin), borrow(geom_corners), borrow(pair_geom), borrow(geom_vertadr),
-        borrow(geom_vertnum), borrow(mesh_vert), borrow(q0), borrow(qd0), borrow(tau), borrow(fext), borrow(a0),
-        borrow(prm), borrow(X_E), borrow(X_r), borrow(S), borrow(v), borrow(c), borrow(vJ), borrow(IA), borrow(pA),
-        borrow(U), borrow(D), borrow(Dinv), borrow(u), borrow(a), borrow(qdd), borrow(oR), borrow(op), borrow(oS),
-        borrow(oI), borrow(oIA), borrow(oU), borrow(cnt), borrow(cpar), borrow(vid), borrow(Ups), borrow(W6),
-        borrow(RA), borrow(pAw), borrow(Qr), borrow(phi), borrow(cv), borrow(gamma), borrow(gR), borrow(gp),
-        borrow(con_geom), borrow(con_body), borrow(con_point), borrow(con_normal), borrow(con_gap), borrow(con_mu),
-        borrow(con_eps), borrow(Q), borrow(QD), borrow(stats), borrow(warm), borrow(keep))
-    st = check_state(jtype, qadr, q0, qd0)
+def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, warm, keep):
+    """``nsteps = Q.shape[0] - 1`` contact steps (:func:`contact_step`) of the model ``(mi, mf)`` with Data
+    ``(df, di)`` from ``(Q[0], QD[0])``, writing the states ``Q[n], QD[n]`` and the statistics ``stats[n]``
+    of step ``n``. ``geom_margin`` (ng,): the geoms' margins widened by the settings'; ``prm``: the
+    parameters (module docstring); ``tau`` (ntau, nv) and ``fext`` (nfext, nb, 6): row ``n`` for step ``n``
+    or one constant row. ``warm``: the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0] = -1``:
+    none yet), carried through the steps and left with the last answer, so a run continued by another call
+    (or the next :meth:`Simulator.step`) goes on warm; ``keep``: where a failing step writes its unsolved LCP
+    (:func:`.contact_solve.keep_lcp`; empty: not kept). Returns ``OK`` or a status ``| (n + 1) <<
+    STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]`` valid, ``stats[n]`` that of the failed step, nothing
+    written after)."""
+    # the arguments without their reference counts (the caller holds them; the Model and Data fields are
+    # views, which hold none): the passes and per-body helpers below update no reference count atomically
+    (geom_margin, prm, tau, fext, Q, QD, stats, warm, keep) = (
+        borrow(geom_margin), borrow(prm), borrow(tau), borrow(fext), borrow(Q), borrow(QD), borrow(stats),
+        borrow(warm), borrow(keep))
+    (body_parent, jnt_type, jnt_qadr, jnt_vadr, _, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, _,
+     dof_S, _) = model_tree(mi, mf)
+    st = check_state(jnt_type, jnt_qadr, Q[0], QD[0])
     if st != OK:
         return st
-    start_states(q0, qd0, Q, QD)
+    nfloat, nint = step_space(mi)
+    ws = np.empty(nfloat)
+    wi = np.empty(nint, dtype=np.int64)
     nsteps = Q.shape[0] - 1
     for n in range(nsteps):
         st, tau_n, fext_n = step_inputs(tau, fext, n)
         if st != OK:
             return st
-        st = contact_step(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                          stiffness, damping, springref,
-                          frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist,
-                          geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                          pair_geom, geom_vertadr, geom_vertnum, mesh_vert,
-                          Q[n], QD[n], tau_n, fext_n, a0, prm,
-                          X_E, X_r, S, v, c, vJ, IA, pA, U, D, Dinv, u, a, qdd, oR, op, oS, oI, oIA, oU, cnt, cpar,
-                          vid, Ups, W6, RA, pAw, Qr, phi, cv, gamma, gR, gp, con_geom, con_body, con_point,
-                          con_normal, con_gap, con_mu, con_eps,
-                          Q[n + 1], QD[n + 1], stats[n], warm, keep)
+        st = contact_step(mi, mf, df, di, geom_margin, prm, Q[n], QD[n], tau_n, fext_n, Q[n + 1], QD[n + 1],
+                          stats[n], warm, keep, ws, wi)
         if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration
             return PENETRATED | (n << STEP_SHIFT)
         if st != OK:
             return st | ((n + 1) << STEP_SHIFT)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
-        if check_q(jtype, qadr, Q[n + 1]) != OK:
+        if check_q(jnt_type, jnt_qadr, Q[n + 1]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     if nsteps > 0 and math.isfinite(prm[16]):
-        depth = max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
-                                geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin,
-                                geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, Q[nsteps], X_E,
-                                X_r, S, oR, op, gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
-                                con_eps)
+        (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
+         geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
+        X_E, X_r, S, _, _, oR, op = data_kinematics(mi, df)
+        gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, di)
+        depth = max_penetration(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch,
+                                body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
+                                geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
+                                geom_vertnum, mesh_vert, Q[nsteps], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
+                                con_point, con_normal, con_gap, con_mu, con_eps)
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)
     return OK
-
-

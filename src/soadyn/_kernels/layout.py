@@ -112,6 +112,7 @@ def _index(names, name):
                                     "J", "frame_R", "frame_p", "frame_v", "frame_h", "h", "Ups", "Psi",
                                     "scratch"))
 
+VJ = _index(DATA_FLOAT, "vJ")
 (FEXT_ZERO, DERIV_BW, DERIV_DW, DERIV_B, DTAU_DQ, DTAU_DQD, DQDD_DQ, DQDD_DQD, DJ) = (
     _index(DATA_FLOAT, n) for n in ("fext_zero", "deriv_bw", "deriv_dw", "deriv_B", "dtau_dq", "dtau_dqd", "dqdd_dq",
                                     "dqdd_dqd", "dJ"))

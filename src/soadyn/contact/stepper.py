@@ -83,53 +83,26 @@ _NO_KEEP = np.zeros(0)
 
 
 class ContactCall:
-    """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: the arguments that do not
-    change from call to call (the model's tree, springs, loops and geometry with the settings' margins, the
-    kernel parameters, the Data buffers: about 90 arrays) gathered once, for the ``settings`` it was built
-    with. A call runs the kernel over ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`,
-    updated); a failing step's LCP is written to ``keep`` when it has room. With ``entry``, the kernel's
-    compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the
-    one-step buffers of ``Simulator.step`` always have the same types), else numba's dispatcher."""
+    """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: its arguments that do not
+    change from call to call (the packed Model and Data, the geoms' margins widened by the settings', the
+    kernel parameters) gathered once, for the ``settings`` it was built with. A call runs the kernel over
+    ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`, updated); a failing step's LCP is
+    written to ``keep`` when it has room. With ``entry``, the kernel's compiled entry point
+    (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the one-step buffers of
+    ``Simulator.step`` always have the same types), else numba's dispatcher."""
 
-    __slots__ = ("settings", "model_args", "data_args", "entry")
+    __slots__ = ("settings", "args", "entry")
 
     def __init__(self, sim):
         m, d = sim.model, sim.data
         self.settings = sim.contact
-        self.model_args = (*m.tree_arrays, *m.spring_arrays, *loop_arrays(m), *geom_arrays(m, sim.contact))
-        self.data_args = (m.gravity_accel, sim.contact.kernel_parameters(sim.dt),
-                          d.X_E, d.X_r, d.S, d.v, d.c, d.vJ, d.IA, d.pA, d.U, d.D, d.Dinv, d.u, d.a, d.qdd, d.oR,
-                          d.op, d.oS, d.oI, d.oIA, d.oU, d.node_count, d.node_cpar, d.node_vid, d.Ups, d.Psi,
-                          d.loop_R, d.loop_p, d.loop_Q, d.loop_phi, d.loop_cv, d.loop_gamma, *contact_buffers(d))
+        self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
+                     sim.contact.kernel_parameters(sim.dt))
         self.entry = EntryPoint(_kc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
         kernel = self.entry.call if entry else _kc.contact_rollout
-        return kernel(*self.model_args, Q[0], QD[0], tau, fext, *self.data_args, Q, QD, stats, warm,
-                      _NO_KEEP if keep is None else keep)
-
-
-def loop_arrays(m) -> tuple:
-    """The model's loops in the argument order of the contact kernels (empty arrays without loops)."""
-    if m.nl > 0:
-        return (m.frame_body, m.frame_E, m.frame_r, m.loop_frame_a, m.loop_frame_b, m.loop_kind, m.loop_sel,
-                m.loop_dim, m.loop_row, m.loop_axis, m.loop_axis2, m.loop_twist)
-    i0 = np.zeros(0, dtype=np.int64)
-    return (m.frame_body, m.frame_E, m.frame_r, i0, i0, i0, np.zeros((0, 6, 6)), i0, np.zeros(1, dtype=np.int64),
-            np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
-
-
-def geom_arrays(m, contact: ContactSettings) -> tuple:
-    """The model's geometry in the argument order of the contact kernels, the margins widened by the
-    settings' (:meth:`ContactSettings.geom_margins`)."""
-    return (m.geom_body, m.geom_type, m.geom_size, m.geom_E, m.geom_r, m.geom_mu, m.geom_restitution,
-            contact.geom_margins(m.geom_margin), m.geom_corners, m.pair_geom, m.geom_vertadr, m.geom_vertnum,
-            m.mesh_vert)
-
-
-def contact_buffers(d) -> tuple:
-    """The Data buffers of collision detection in the argument order of the contact kernels."""
-    return d.gR, d.gp, d.con_geom, d.con_body, d.con_point, d.con_normal, d.con_gap, d.con_mu, d.con_eps
+        return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep)
 
 
 def contact_columns(model, record: bool) -> int:
