@@ -142,12 +142,10 @@ class OperationalSpaceController:
         error = self.q_posture - d.q if m.is_vector_space else difference(m, d.q, self.q_posture)
         np.multiply(error, self.posture_kp, out=self.qdd_null)
         self.qdd_null -= self.posture_kd * d.qd
-        st = _kc.osc_cycle(*m.tree_arrays, d.q, d.qd, self.qdd_null, ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row,
-                           self.target_p, self.target_R, self.target_v, self.target_a, self.kp, self.kd,
-                           self.damping, m.gravity_accel, d.fext_zero, d.X_E, d.X_r, d.S, d.v, d.c,
-                           d.h, d.vJ, d.oR, d.op, d.oS, d.oI, d.oIA, d.oU, d.D, d.Dinv, d.node_count, d.node_cpar,
-                           d.node_vid, d.Ups, d.Psi, d.a, d.f, self.frame_R, self.frame_p, self._J6, self._h6,
-                           self.a_e, self.J, self.h, self.Linv, self.f, self.tau)
+        st = _kc.osc_cycle(m.model_int, m.model_float, d.data_float, d.data_int, d.q, d.qd, self.qdd_null,
+                           ns.body, ns.E, ns.r, ns.sel, ns.dim, ns.row, self.target_p, self.target_R, self.target_v,
+                           self.target_a, self.kp, self.kd, self.damping, self.frame_R, self.frame_p, self._J6,
+                           self._h6, self.a_e, self.J, self.h, self.Linv, self.f, self.tau)
         if st == _kj.SINGULAR_TASK:
             cholesky_inverse(self.Linv, ns.frames, ns.row, self.damping)  # raises with rank and nodes
         check_status(st, m, d.q, ("q", "qd", "qdd_null", "f_ext"))

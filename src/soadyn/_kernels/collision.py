@@ -31,6 +31,7 @@ from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_bo
 from .frames import frame_world_pose
 from .joints import OK, check_q
 from .kinematics import tree_positions, world_poses
+from .layout import NCON, data_contact, data_kinematics, dint, model_geoms, model_tree
 
 from .convex import (EPA_FACES, EPA_VERTS, GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_HALFSPACE,
                      GEOM_PLANE, GEOM_SPHERE, convex_convex, is_flat)
@@ -381,14 +382,18 @@ def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_resti
 
 
 @jit
-def detect(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-           q, X_E, X_r, S, oR, op,
-           geom_body, geom_E, geom_r, geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution,
-           pair_geom, geom_vertadr, geom_vertnum, mesh_vert, gR, gp, con_geom, con_body, con_point, con_normal,
-           con_gap, con_mu, con_eps, ncon):
+def detect(model_int, model_float, data_float, data_int, q, geom_margin):
     """Collision detection at ``q``: tree positions and body world poses (RBDA Sec. 4.4), geom world
-    poses (``geom_world_poses``), then ``collide``; ``ncon[0]`` = the number of contacts found. Returns the
-    status of ``q`` (``joints.check_q``)."""
+    poses (``geom_world_poses``) into ``Data.gR, gp``, then ``collide`` with the per-geom margins
+    ``geom_margin`` (ng,) (the model's, or a simulator's widened ones) into ``Data.con_*``;
+    ``Data.ncon[0]`` = the number of contacts found. Returns the status of ``q`` (``joints.check_q``)."""
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
+     geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, data_int)
+    ncon = dint(mi, data_int, NCON, 1)
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st

@@ -10,18 +10,20 @@ from .joints import BAD_IN, OK, SINGULAR_TASK, all_finite
 from .osim import node_compliance
 from .spatial import classical_acceleration, rotation_log, spd_inverse, xmotion
 from .kinematics import check_state, tree_positions, tree_velocities, world_poses
+from .layout import (F, FEXT_ZERO, H, NB, VJ, data_aba, data_kinematics, data_nodes, data_world, dfield, model_extras,
+                     model_tree)
 from .tree import rnea_passes
 
 
 @jit
-def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-              q, qd, qdd_null, node_body, node_E, node_r, node_sel, node_dim, node_row,
-              target_p, target_R, target_v, target_a, kp, kd, damping, a0, fext,
-              X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-              a, f,
+def osc_cycle(model_int, model_float, data_float, data_int, q, qd, qdd_null,
+              node_body, node_E, node_r, node_sel, node_dim, node_row,
+              target_p, target_R, target_v, target_a, kp, kd, damping,
               node_R, node_p, J6, h6, a_e, J, hs, Linv, fs, tau):
     """tau = J^T f' + RNEA(q, qd, qdd_null), f' = (Lambda^-1 + damping)^-1 (a_e - h_e - J qdd_null)
-    (Chang-Khatib 2000 Eqs. 11-13) for ``n`` task frames with world-aligned rows selected by ``node_sel``.
+    (Chang-Khatib 2000 Eqs. 11-13) for ``n`` task frames with world-aligned rows selected by ``node_sel``,
+    without external forces. The model and the workspace are the packed Model and Data buffers; the nodes,
+    targets, gains and outputs are the controller's (``soadyn.control.OperationalSpaceController``).
 
     pass 1: kinematics, world poses and body bias accelerations ``h_i = ^iX_p h_p + c_i`` (Eq. 28);
     per node: pose ``(node_R, node_p)``, world-aligned Jacobian ``J6`` and classical bias ``h6`` (Eqs. 24-28)
@@ -30,6 +32,18 @@ def osc_cycle(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I,
     pass 2: ``Lambda^-1`` of world-aligned nodes by :func:`osim.node_compliance`;
     pass 3: Cholesky solve for ``fs``; RNEA with ``qdd_null`` (RBDA Table 5.1) plus ``J^T fs``.
     Returns OK, a kernel status, or ``SINGULAR_TASK`` when ``Lambda^-1 + damping`` is not positive definite."""
+    mi, mf, df = model_int, model_float, data_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    oS, oI, oIA, oU = data_world(mi, df)
+    IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
+    cnt, cpar, vid, Ups, W = data_nodes(mi, df, data_int)
+    nb = mi[NB]
+    h = dfield(mi, df, H, (nb, 6))
+    f = dfield(mi, df, F, (nb, 6))
+    fext = dfield(mi, df, FEXT_ZERO, (nb, 6))
+    vJ = dfield(mi, df, VJ, 6)
     st = check_state(jtype, qadr, q, qd)
     if st != OK:
         return st

@@ -310,9 +310,8 @@ def data_contact(mi, df, di):
             dfield(mi, df, CON_EPS, nk))
 
 
-(VJ, LOOP_K, LOOP_F, LOOP_LAMBDA, LOOP_G) = (
-    _index(DATA_FLOAT, n) for n in ("vJ", "loop_K", "loop_f", "loop_lambda", "loop_G"))
-LOOP_INFO = _index(DATA_INT, "loop_info")
+(LOOP_K, LOOP_F, LOOP_LAMBDA, LOOP_G) = (_index(DATA_FLOAT, n) for n in ("loop_K", "loop_f", "loop_lambda", "loop_G"))
+LOOP_INFO, NCON = _index(DATA_INT, "loop_info"), _index(DATA_INT, "ncon")
 GRAVITY = _index(MODEL_FLOAT, "gravity")
 
 

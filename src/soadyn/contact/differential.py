@@ -92,11 +92,7 @@ def _detect(model: Model, data, q, settings: ContactSettings) -> int:
     """The simulator's collision detection at ``q`` into ``data.con_*``; returns the contact count."""
     copy_in(q, data.q, "q")
     margins = settings.geom_margins(model.geom_margin)
-    _kc.detect(*model.tree_arrays, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
-               model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, margins,
-               model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, model.geom_vertadr,
-               model.geom_vertnum, model.mesh_vert, data.gR, data.gp, data.con_geom, data.con_body, data.con_point,
-               data.con_normal, data.con_gap, data.con_mu, data.con_eps, data.ncon)
+    _kc.detect(model.model_int, model.model_float, data.data_float, data.data_int, data.q, margins)
     n = int(data.ncon[0])
     if n > data.con_gap.shape[0]:
         raise ValueError(f"collision detection found more contacts than the {model.ncon_max} the model's pairs hold")

@@ -367,12 +367,7 @@ def collide(model, data, q) -> Contacts:
 
     check_data(model, data)
     copy_in(q, data.q, "q")
-    st = _kc.detect(*model.tree_arrays, data.q, data.X_E, data.X_r, data.S, data.oR, data.op,
-                    model.geom_body, model.geom_E, model.geom_r, model.geom_type, model.geom_size, model.geom_margin,
-                    model.geom_corners, model.geom_mu, model.geom_restitution, model.pair_geom, model.geom_vertadr,
-                    model.geom_vertnum, model.mesh_vert, data.gR, data.gp, data.con_geom, data.con_body, data.con_point,
-                    data.con_normal,
-                    data.con_gap, data.con_mu, data.con_eps, data.ncon)
+    st = _kc.detect(model.model_int, model.model_float, data.data_float, data.data_int, data.q, model.geom_margin)
     check_status(st, model, data.q)
     n = int(data.ncon[0])
     if n > data.con_gap.shape[0]:
