@@ -155,8 +155,8 @@ class EmbeddedSimulator:
 
     def _kernel(self, tau_a, fext_a, springs, X, XD, QT, QDT, res) -> int:
         em, t, d = self.model, self.model.tree, self.data
-        return _ks.ce_rollout(*em.kernel_args, *em.embedded_joints, t.dof_stiffness, t.dof_damping, t.dof_springref, springs,
-                              tau_a, fext_a, t.gravity_accel, self._tol, em.max_iter, self._dt, self._method,
+        return _ks.ce_rollout(t.model_int, t.model_float, d.td.data_float, *em.kernel_args, *em.embedded_joints,
+                              springs, tau_a, fext_a, self._tol, em.max_iter, self._dt, self._method,
                               *d.kernel_workspace(), d.q, d.qdd, X, XD, QT, QDT, res)
 
     def _trajectory(self, X, XD, QT, QDT, res, nsteps: int, wall: float) -> Trajectory:

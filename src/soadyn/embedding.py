@@ -315,10 +315,9 @@ class EmbeddedModel:
 
     @property
     def kernel_args(self) -> tuple:
-        """The model arrays of the CE kernels (tree, frames, embedded and cut loops, nodes), in kernel order."""
-        t = self.tree
-        return (t.tree_arrays + (t.frame_body, t.frame_E, t.frame_r) + self._emb + self._cut + (self._nd,) + self._nodes
-                + (self._v2x, self.x_q, self._an))
+        """The embedded model's own arrays of the CE kernels (embedded and cut loops, nodes), in kernel order;
+        the kernels take them after the tree's ``model_int, model_float`` and its Data's ``data_float``."""
+        return self._emb + self._cut + (self._nd,) + self._nodes + (self._v2x, self.x_q, self._an)
 
     # ------------------------------------------------------------------ public
     def data(self) -> "EmbeddedData":
@@ -364,9 +363,10 @@ class EmbeddedModel:
         QDT = np.empty((X.shape[0], self.tree.nv))
         res = np.empty(X.shape[0])
         d, td = data, data.td
-        st = _ks.ce_tree_states(*self.kernel_args, X, XD, self.tol, self.max_iter, td.X_E, td.X_r, td.S, td.v, td.oR,
-                                td.op, d.RA, d.pAw, d.Qr, d.phi, d.cv, d.gam, d.Jw, d.Gk, d.LU, d.piv, d.Gm, d.col,
-                                d.dq, d.qn, d.R3, d.info, d.q, QT, QDT, res)
+        t = self.tree
+        st = _ks.ce_tree_states(t.model_int, t.model_float, td.data_float, *self.kernel_args, X, XD, self.tol,
+                                self.max_iter, d.RA, d.pAw, d.Qr, d.phi, d.cv, d.gam, d.Jw, d.Gk, d.LU, d.piv, d.Gm,
+                                d.col, d.dq, d.qn, d.R3, d.info, d.q, QT, QDT, res)
         if st != _kj.OK:
             code, row = st & ((1 << _ks.STEP_SHIFT) - 1), (st >> _ks.STEP_SHIFT) - 1
             if code in (_ke.NOT_SOLVED, _ke.LOOP_SINGULAR):
@@ -492,13 +492,11 @@ class EmbeddedData:
         return f"<soadyn.EmbeddedData for {self.model.name!r}>"
 
     def kernel_workspace(self) -> tuple:
-        """The workspace arguments of the CE kernels, in kernel order."""
-        td = self.td
-        return (td.X_E, td.X_r, td.S, td.v, td.c, td.h, td.vJ, td.oR, td.op, td.oS, td.oI, self.oIA, self.zA, self.oc,
-                self.oa, self.abody, self.ab, self.Hb, self.Us, self.Dv, self.un, self.W, self.Gk, self.LU, self.piv,
-                self.Gm, self.gk, self.Jw, self.col, self.RA, self.pAw, self.Qr, self.phi, self.cv, self.gam,
-                self.cRA, self.cpAw, self.cQr, self.cphi, self.ccv, self.cgam, self.K, self.lam, self.fl, self.Y,
-                self.Yq, self.linfo, self.dq, self.qn, self.R3, self.info)
+        """The CE workspace arguments of the CE kernels, in kernel order (the tree's workspace is ``td``)."""
+        return (self.oIA, self.zA, self.oc, self.oa, self.abody, self.ab, self.Hb, self.Us, self.Dv, self.un, self.W,
+                self.Gk, self.LU, self.piv, self.Gm, self.gk, self.Jw, self.col, self.RA, self.pAw, self.Qr, self.phi,
+                self.cv, self.gam, self.cRA, self.cpAw, self.cQr, self.cphi, self.ccv, self.cgam, self.K, self.lam,
+                self.fl, self.Y, self.Yq, self.linfo, self.dq, self.qn, self.R3, self.info)
 
 
 # ------------------------------------------------------------------------------------------ public API
@@ -591,5 +589,6 @@ def ce_kernel_arguments(em: EmbeddedModel, data: EmbeddedData) -> tuple:
     """The arguments of the CE kernel (:func:`soadyn._kernels.embed_sim.ce_forward`) for the inputs last set
     by :func:`forward_dynamics` in ``data``: for kernels that run its stages one by one (the timing
     breakdown of :mod:`soadyn.experiments.jain2012_breakdown`)."""
-    return (*em.kernel_args, data.x_in, data.xd_in, data.tau_in, data.fext, em.tree.gravity_accel, em.tol, em.max_iter,
-            *data.kernel_workspace(), data.q, data.qd, data.qdd, data.xdd)
+    t = em.tree
+    return (t.model_int, t.model_float, data.td.data_float, *em.kernel_args, data.x_in, data.xd_in, data.tau_in,
+            data.fext, em.tol, em.max_iter, *data.kernel_workspace(), data.q, data.qd, data.qdd, data.xdd)

@@ -1,5 +1,9 @@
 """Constraint embedding entry kernels: one CE evaluation, the forward dynamics, whole rollouts and the tree
 states of embedded trajectories, each in one call (docs/architecture.md, Kernels). The algorithm is in :mod:`.embed`.
+
+The kernels called from Python take the tree's packed Model buffers and its Data's ``data_float``, then the
+embedded model's own arrays (embedded and cut loops, compound nodes) and workspace; :func:`ce_eval` and the
+passes of :mod:`.embed` take plain arrays.
 """
 
 import numpy as np
@@ -7,10 +11,20 @@ import numpy as np
 from .._jit import jit
 from .embed import ce_accelerations, close_loops, node_hinges
 from .joints import BAD_FEXT, BAD_IN, BAD_Q, BAD_QD, OK, all_finite, config_rate, normalize_config
+from .layout import (H, NB, VJ, data_kinematics, data_world, dfield, model_extras, model_loops, model_springs,
+                     model_tree)
 from .sim import DIVERGED, RK4, SEMI_IMPLICIT, STEP_SHIFT, advance, passive_forces, stage_state, step_input
 
 
 # --------------------------------------------------------------------------------------- entry kernels
+@jit
+def tree_data(mi, df):
+    """The tree's Data fields of the CE kernels: ``(X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI)``."""
+    X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
+    oS, oI = data_world(mi, df)[:2]
+    return X_E, X_r, S, v, c, dfield(mi, df, H, (mi[NB], 6)), dfield(mi, df, VJ, 6), oR, op, oS, oI
+
+
 @jit
 def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
@@ -55,12 +69,12 @@ def ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S
 
 
 @jit
-def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+def ce_forward(model_int, model_float, data_float,
+               fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-               x, xd, tau, fext, a0, tol, max_iter,
-               X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
+               x, xd, tau, fext, tol, max_iter,
+               oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
                cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
                q, qd, qdd, xdd):
@@ -76,6 +90,11 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
         return BAD_IN
     if not all_finite(fext):
         return BAD_FEXT
+    mi, mf = model_int, model_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r = model_loops(mi, mf)[:3]
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI = tree_data(mi, data_float)
     return ce_eval(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
@@ -89,13 +108,13 @@ def ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-               frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+def ce_rollout(model_int, model_float, data_float,
+               fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-               ejtype, eqadr, evadr, eaxis, eaxis2, einertia, stiffness, damping, springref, springs,
-               tau, fext, a0, tol, max_iter, dt, method,
-               X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
+               ejtype, eqadr, evadr, eaxis, eaxis2, einertia, springs,
+               tau, fext, tol, max_iter, dt, method,
+               oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
                cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
                q, qdd, X, XD, QT, QDT, resid):
@@ -106,8 +125,8 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     the joint arrays ``ejtype, eqadr, evadr, eaxis, eaxis2`` (independent loop coordinates as 1-dof
     joints) and ``einertia`` (the inertia of each embedded joint's successor body, read by free joints)
     by the stage and update formulas of :func:`sim.rollout` (``method`` SEMI_IMPLICIT or RK4).
-    With ``springs != 0`` every stage adds the tree joints' spring-dampers ``stiffness, damping,
-    springref`` (:func:`sim.passive_forces`) to ``tau``, which enters mapped by ``G^T``.
+    With ``springs != 0`` every stage adds the tree joints' spring-dampers ``Model.dof_stiffness,
+    dof_damping, dof_springref`` (:func:`sim.passive_forces`) to ``tau``, which enters mapped by ``G^T``.
     ``resid[n]`` receives the largest loop-closure residual ``max |phi|`` of the embedded loops over the
     stages of step ``n`` (at state ``n`` for ``n = nsteps``). Inputs held per step as in :func:`sim.rollout`.
 
@@ -115,6 +134,12 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
     ``BAD_IN``/``BAD_FEXT`` for non-finite inputs, ``NOT_SOLVED``/``LOOP_SINGULAR`` from the loop closure
     (``info``: node, residual, pivot), ``SINGULAR | k << 8`` from the node passes, ``DIVERGED``; the
     initial state's own failure (non-finite, or loops that cannot be closed) has step field 0."""
+    mi, mf = model_int, model_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r = model_loops(mi, mf)[:3]
+    stiffness, damping, springref = model_springs(mi, mf)
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI = tree_data(mi, data_float)
     nx = X.shape[1]
     nxd = XD.shape[1]
     nsteps = X.shape[0] - 1
@@ -167,17 +192,21 @@ def ce_rollout(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I
 
 
 @jit
-def ce_tree_states(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                   frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+def ce_tree_states(model_int, model_float, data_float,
+                   fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                    cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                    nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
                    X, XD, tol, max_iter,
-                   X_E, X_r, S, v, oR, op, RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, Gm, col, dq, qn, R3, info,
+                   RA, pAw, Qr, phi, cv, gam, Jw, Gk, LU, piv, Gm, col, dq, qn, R3, info,
                    q, QT, QDT, resid):
     """The tree states ``QT[s], QDT[s]`` of the embedded states ``(X[s], XD[s])``: ``y(theta)`` by
     :func:`close_loops` warm-started from the previous row (from ``q`` for the first) and ``y_dot = G theta_dot``;
     ``resid[s]`` the closure residual. Returns ``OK`` or ``status | (s + 1) << STEP_SHIFT`` for the failing
     row ``s`` (``info`` as in :func:`close_loops`)."""
+    mi, mf = model_int, model_float
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r = model_loops(mi, mf)[:3]
+    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI = tree_data(mi, data_float)
     for s in range(X.shape[0]):
         if not all_finite(X[s]):
             return BAD_Q | ((s + 1) << STEP_SHIFT)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._jit import jit
 from .embed import ce_accelerations, close_loops, node_hinges
-from .embed_sim import ce_forward
+from .embed_sim import ce_forward, tree_data
 from .joints import OK, normalize_config
 from .loops import aba_correction, loop_compliance, loop_forces, loop_rows, solve_multipliers, ta_forward
 from .articulated import aba_core
@@ -83,28 +83,32 @@ def ta_stage(stage, reps, model_int, model_float, data_float, data_int, q, qd, t
 
 
 @jit
-def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-             frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+def ce_stage(stage, reps, model_int, model_float, data_float,
+             fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
              cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
              nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-             x, xd, tau, fext, a0, tol, max_iter,
-             X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
+             x, xd, tau, fext, tol, max_iter,
+             oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
              Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
              cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
              q, qd, qdd, xdd):
     """Stage ``stage`` (an index of :data:`CE_STAGES`) of :func:`embed_sim.ce_forward` ``reps`` times (no
     joint springs, as ``ce_forward``). Returns a kernel status."""
-    st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                    frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+    mi, mf = model_int, model_float
+    st = ce_forward(mi, mf, data_float, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                     cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                     nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-                    x, xd, tau, fext, a0, tol, max_iter,
-                    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
+                    x, xd, tau, fext, tol, max_iter,
+                    oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                     Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
                     cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
                     q, qd, qdd, xdd)
     if st != OK:
         return st
+    parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature = model_tree(mi, mf)
+    frame_body, frame_E, frame_r = model_loops(mi, mf)[:3]
+    a0 = model_extras(mi, mf)[1]
+    X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI = tree_data(mi, data_float)
     for _ in range(reps):
         if stage == 0:
             for e in range(x.shape[0]):
@@ -128,12 +132,11 @@ def ce_stage(stage, reps, parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT
                                   cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo,
                                   qd, qdd, xdd)
         else:
-            st = ce_forward(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                            frame_body, frame_E, frame_r, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
+            st = ce_forward(mi, mf, data_float, fa, fb, kind, sel, dim, row, ax1, ax2, twist, row_loop,
                             cfa, cfb, ckind, csel, cdim, crow, cax1, cax2, ctwist,
                             nd, nd_body, nd_bpar, nd_boff, nd_dof, nd_ind, nd_row, v2x, xq, an,
-                            x, xd, tau, fext, a0, tol, max_iter,
-                            X_E, X_r, S, v, c, h, vJ, oR, op, oS, oI, oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
+                            x, xd, tau, fext, tol, max_iter,
+                            oIA, zA, oc, oa, abody, ab, Hb, Us, Dv, un, W,
                             Gk, LU, piv, Gm, gk, Jw, col, RA, pAw, Qr, phi, cv, gam,
                             cRA, cpAw, cQr, cphi, ccv, cgam, K, lam, fl, Y, Yq, linfo, dq, qn, R3, info,
                             q, qd, qdd, xdd)
