@@ -29,11 +29,15 @@ class EntryPoint:
     kernel arguments always have the same types calls its kernel through an ``EntryPoint`` instead: the
     first call compiles the kernel for the types of its arguments, or loads it from the disk cache, as the
     dispatcher would (the dispatcher then lists that one signature), and later calls go to that machine code
-    directly. The caller guarantees the types: the entry point checks only that an array argument is an
-    array with the compiled item size, so where it was compiled for a float64 vector it must never receive
-    an int64 array, another number of dimensions or a strided array. The public functions pass the packed
-    Model and Data buffers and inputs checked by ``soadyn.dynamics.kernel_array`` (float64, shape,
-    C-contiguous, aligned, writeable) (docs/architecture.md, Kernels)."""
+    directly. An array argument's type is taken C-contiguous and aligned whatever the first call passes
+    (:func:`kernel_type`; whether it is writeable is kept: the Model's buffers are read-only, and an entry
+    kernel types the inner kernels it calls as their other callers do). The caller guarantees the rest:
+    the entry point checks only that an array argument is an array with the compiled item size, and
+    unboxes as many dimensions as the array has, so where it was compiled for a float64 vector it must
+    never receive an int64 array or another number of dimensions; a kernel that may receive a vector of
+    another length or stride checks them (``soadyn._kernels.kinematics.vector_ready``). The public
+    functions pass the packed Model and Data buffers and inputs whose type, dtype and number of
+    dimensions they checked (docs/architecture.md, Kernels)."""
 
     __slots__ = ("kernel", "call")
 
@@ -42,8 +46,17 @@ class EntryPoint:
         self.call = self._first_call
 
     def _first_call(self, *args):
-        self.call = self.kernel.compile(tuple(numba.typeof(a) for a in args))
+        self.call = self.kernel.compile(tuple(kernel_type(a) for a in args))
         return self.call(*args)
+
+
+def kernel_type(a):
+    """numba's type of the argument ``a``; an array's as if C-contiguous and aligned (the array form the kernels
+    are compiled for)."""
+    t = numba.typeof(a)
+    if isinstance(t, numba.types.Array):
+        return t.copy(layout="C")  # a copy is aligned and keeps the read-only flag
+    return t
 
 
 # ------------------------------------------------------------------------------------- flat-buffer views

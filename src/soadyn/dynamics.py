@@ -18,6 +18,7 @@ from ._jit import EntryPoint
 from ._kernels import batch as _kb
 from ._kernels import frames as _kf
 from ._kernels import joints as _kj
+from ._kernels.kinematics import BAD_ARRAY
 from ._kernels import tree as _kt
 from .data import Data
 from .model import Model
@@ -31,8 +32,11 @@ __all__ = [
 _F64 = np.dtype(np.float64)
 _NDARRAY = np.ndarray
 REFERENCES = ("local", "world_aligned")
-# the per-call kernels, called through their compiled entry points: their arguments are the packed Model and
-# Data buffers and arrays from kernel_array, always of the same types (soadyn._jit.EntryPoint)
+# the per-call kernels, called through their compiled entry points (soadyn._jit.EntryPoint): their arguments are
+# the packed Model and Data buffers and 1-D float64 arrays, always of the same types. A wrapper checks the type,
+# dtype and number of dimensions of its input vectors (what the entry point must be given); the kernel checks
+# their length and stride, and on BAD_ARRAY the wrapper converts them with kernel_array (or raises the
+# shape error) and calls again (docs/architecture.md, Model and Data)
 _RNEA, _CRBA, _ABA, _MINV = (EntryPoint(k) for k in (_kt.rnea, _kt.crba, _kt.aba, _kt.minv))
 _FRAME_JACOBIAN = EntryPoint(_kf.frame_jacobian)
 
@@ -60,6 +64,12 @@ def kernel_array(x, shape: tuple, name: str) -> np.ndarray:
     if type(x) is _NDARRAY and x.dtype is _F64 and x.shape == shape and x.flags.carray:
         return x
     return np.array(as_array(x, shape, name), dtype=np.float64, order="C")
+
+
+def input_vectors(model: Model, q, qd, x, xname: str) -> tuple:
+    """``(q, qd, x)`` as :func:`kernel_array` makes them: a state and a joint-space input named ``xname``."""
+    nv = (model.nv,)
+    return kernel_array(q, (model.nq,), "q"), kernel_array(qd, nv, "qd"), kernel_array(x, nv, xname)
 
 
 def copy_in(x, out: np.ndarray, name: str) -> np.ndarray:
@@ -194,10 +204,16 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
         check_data(model, data)
     local = 1 if reference == "local" else local_flag(reference)
     f = model.frame_id(frame)
-    q = kernel_array(q, (model.nq,), "q")
-    st = _FRAME_JACOBIAN.call(model.model_int, model.model_float, data.data_float, q, f, local)
+    if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
+        st = _FRAME_JACOBIAN.call(model.model_int, model.model_float, data.data_float, q, f, local)
+    else:
+        st = BAD_ARRAY
     if st:
-        check_status(st, model, q)
+        if st == BAD_ARRAY:
+            q = kernel_array(q, (model.nq,), "q")
+            st = _FRAME_JACOBIAN.call(model.model_int, model.model_float, data.data_float, q, f, local)
+        if st:
+            check_status(st, model, q)
     return data.J
 
 
@@ -247,14 +263,18 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
         return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
     if getattr(data, "model", None) is not model:
         check_data(model, data)
-    nv = (model.nv,)
-    q = kernel_array(q, (model.nq,), "q")
-    qd = kernel_array(qd, nv, "qd")
-    qdd = kernel_array(qdd, nv, "qdd")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _RNEA.call(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(qdd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
+            and qdd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1):
+        st = _RNEA.call(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+    else:
+        st = BAD_ARRAY
     if st:
-        check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea"))
+        if st == BAD_ARRAY:
+            q, qd, qdd = input_vectors(model, q, qd, qdd, "qdd")
+            st = _RNEA.call(model.model_int, model.model_float, data.data_float, q, qd, qdd, fext)
+        if st:
+            check_status(st, model, q, ("q", "qd", "qdd", "f_ext", "rnea"))
     return data.tau
 
 
@@ -265,10 +285,16 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
         return model.coupled_call("crba", data, q)
     if getattr(data, "model", None) is not model:
         check_data(model, data)
-    q = kernel_array(q, (model.nq,), "q")
-    st = _CRBA.call(model.model_int, model.model_float, data.data_float, q)
+    if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
+        st = _CRBA.call(model.model_int, model.model_float, data.data_float, q)
+    else:
+        st = BAD_ARRAY
     if st:
-        check_status(st, model, q)
+        if st == BAD_ARRAY:
+            q = kernel_array(q, (model.nq,), "q")
+            st = _CRBA.call(model.model_int, model.model_float, data.data_float, q)
+        if st:
+            check_status(st, model, q)
     return data.M
 
 
@@ -279,14 +305,18 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
         return model.coupled_call("aba", data, q, qd, tau, f_ext)
     if getattr(data, "model", None) is not model:
         check_data(model, data)
-    nv = (model.nv,)
-    q = kernel_array(q, (model.nq,), "q")
-    qd = kernel_array(qd, nv, "qd")
-    tau = kernel_array(tau, nv, "tau")
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
-    st = _ABA.call(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(tau) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
+            and tau.dtype is _F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
+        st = _ABA.call(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+    else:
+        st = BAD_ARRAY
     if st:
-        check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba"))
+        if st == BAD_ARRAY:
+            q, qd, tau = input_vectors(model, q, qd, tau, "tau")
+            st = _ABA.call(model.model_int, model.model_float, data.data_float, q, qd, tau, fext)
+        if st:
+            check_status(st, model, q, ("q", "qd", "tau", "f_ext", "aba"))
     return data.qdd
 
 
@@ -297,10 +327,16 @@ def minv(model: Model, data: Data, q) -> np.ndarray:
         return model.coupled_call("minv", data, q)
     if getattr(data, "model", None) is not model:
         check_data(model, data)
-    q = kernel_array(q, (model.nq,), "q")
-    st = _MINV.call(model.model_int, model.model_float, data.data_float, q)
+    if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
+        st = _MINV.call(model.model_int, model.model_float, data.data_float, q)
+    else:
+        st = BAD_ARRAY
     if st:
-        check_status(st, model, q)
+        if st == BAD_ARRAY:
+            q = kernel_array(q, (model.nq,), "q")
+            st = _MINV.call(model.model_int, model.model_float, data.data_float, q)
+        if st:
+            check_status(st, model, q)
     return data.Minv
 
 

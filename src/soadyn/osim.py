@@ -16,6 +16,7 @@ import scipy.linalg
 
 from ._jit import EntryPoint
 from ._kernels import osim as _ko
+from ._kernels.kinematics import BAD_ARRAY
 from .data import Data
 from .dynamics import (check_data, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, kernel_array,
                        local_flag, minv, rnea)
@@ -26,6 +27,7 @@ __all__ = ["NodeSet", "node_set", "pack_nodes", "osim_inv", "osim", "OSDynamics"
 
 METHODS = ("jain", "chang_khatib")
 _OSIM_INV = EntryPoint(_ko.osim_inv)  # its arguments always have the same types (soadyn._jit.EntryPoint)
+_NDARRAY, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 class SingularCompliance(ValueError):
@@ -160,15 +162,21 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     ns = node_set(model, data, frames, dims)
     if not local and not ns.rotatable:
         raise ValueError("reference='world_aligned' needs 6-row or 3-row (point) nodes, not custom selections")
-    q = kernel_array(q, (model.nq,), "q")
     Linv = np.empty((ns.m, ns.m))
     if method == "jain":
-        st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
-                            ns.node_float, Linv)
+        if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:  # length and stride: checked by the kernel
+            st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                                ns.node_float, Linv)
+        else:
+            st = BAD_ARRAY
+        if st == BAD_ARRAY:
+            q = kernel_array(q, (model.nq,), "q")
+            st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                                ns.node_float, Linv)
     else:
-        st = _ko.osim_inv_paths(*model.tree_arrays, model.body_subtree_end, q, ns.body, ns.E, ns.r, ns.sel,
-                                ns.dim, ns.row, data.X_E, data.X_r, data.S, data.oR,
-                                data.op, data.IA, data.U, data.D, data.Dinv, data.Ups, Linv)
+        q = kernel_array(q, (model.nq,), "q")
+        st = _ko.osim_inv_paths(model.model_int, model.model_float, data.data_float, q, ns.node_int, ns.node_float,
+                                Linv)
     if st:
         check_status(st, model, q)
     if not local:

@@ -154,3 +154,48 @@ def test_accessors_open_the_fields_under_their_names(make):
     for name, g, e in zip(names + dnames, got, expected):
         np.testing.assert_array_equal(g.ravel(), np.zeros(0) if e is None else np.ravel(e), err_msg=name)
     assert model.loop_row[model.nl] == model.nc
+
+
+def _forms(x: np.ndarray) -> dict:
+    """``x`` in the forms a per-call function takes without a conversion (readonly) or converts once."""
+    ro = x.copy()
+    ro.setflags(write=False)
+    wide = np.zeros(2 * x.size)
+    wide[::2] = x
+    return {"readonly": ro, "strided": wide[::2], "big-endian": x.astype(">f8"), "list": x.tolist()}
+
+
+def test_per_call_functions_take_any_vector_form(model, rng):
+    """The per-call functions check the type, dtype and dimensions of their vectors in Python and leave the
+    length and the stride to the kernel (``kinematics.vector_ready``), converting on its BAD_ARRAY status:
+    every form gives the result of the plain float64 arrays (bit for bit: the same arithmetic on the same
+    numbers), and a vector of another length or dimension raises the shape error naming it."""
+    data = model.data()
+    q = model.random_q(rng)
+    qd, x = rng.normal(size=(2, model.nv))
+    frame, nodes = model.frame_names[-1], list(model.body_names[-2:])
+    calls = {
+        "rnea": lambda q, qd, x: sd.rnea(model, data, q, qd, x),
+        "aba": lambda q, qd, x: sd.aba(model, data, q, qd, x),
+        "crba": lambda q, qd, x: sd.crba(model, data, q),
+        "minv": lambda q, qd, x: sd.minv(model, data, q),
+        "frame_jacobian": lambda q, qd, x: sd.frame_jacobian(model, data, q, frame),
+        "osim_inv": lambda q, qd, x: sd.osim_inv(model, data, q, nodes),
+    }
+    for name, call in calls.items():
+        want = call(q, qd, x).copy()
+        for arg in range(3):
+            plain = [q, qd, x]
+            for form, a in _forms(plain[arg]).items():
+                args = list(plain)
+                args[arg] = a
+                np.testing.assert_array_equal(call(*args), want, err_msg=f"{name}, argument {arg} {form}")
+        for bad in (q[:-1], np.r_[q, 0.0], q[None, :], np.zeros((model.nq, 1))):
+            with pytest.raises(ValueError, match="q: expected shape"):
+                call(bad, qd, x)
+        if name in ("rnea", "aba"):
+            with pytest.raises(ValueError, match="qd: expected shape"):
+                call(q, qd[:-1], x)
+            xname = "qdd" if name == "rnea" else "tau"
+            with pytest.raises(ValueError, match=f"{xname}: expected shape"):
+                call(q, qd, np.zeros(2 * model.nv)[::2][:-1])

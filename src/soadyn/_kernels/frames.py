@@ -7,8 +7,9 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 
 from .._jit import jit
 from .joints import OK, check_q, unit_subspace
-from .kinematics import check_state, positions_pass, tree_positions, tree_velocities, world_poses, world_poses_pass
-from .layout import (FRAME_BODY, FRAME_H, FRAME_P, FRAME_R_, FRAME_V, H, J_, NB, NF, NV, SCRATCH, data_kinematics,
+from .kinematics import (BAD_ARRAY, check_state, positions_pass, tree_positions, tree_velocities, vector_ready,
+                         world_poses, world_poses_pass)
+from .layout import (FRAME_BODY, FRAME_H, FRAME_P, FRAME_R_, FRAME_V, H, J_, NB, NF, NQ, NV, SCRATCH, data_kinematics,
                      dfield, mint, model_extras, model_tree)
 from .spatial import rotate, rotate_T, xmotion
 
@@ -108,6 +109,8 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     keep their values."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vector_ready(q, model_int[NQ]):
+        return BAD_ARRAY
     st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st

@@ -109,6 +109,25 @@ def tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ):
             c[i, 2] += w * (u[0] * S[k, 1] - u[1] * S[k, 0])
 
 
+BAD_ARRAY = 16
+"""Status code of an input vector of another length than the model's, or with a stride other than one
+float64: the caller's fast path checks only the type, dtype and number of dimensions of its vectors
+(``soadyn.dynamics``), and on this code converts them (``kernel_array``) and calls again."""
+
+
+@jit
+def vector_ready(x, n):
+    """True if the 1-D float64 array ``x`` holds ``n`` contiguous entries (its stride is read as given: a kernel
+    compiled for C-contiguous vectors receives any 1-D float64 array from a compiled entry point)."""
+    return x.shape[0] == n and (n < 2 or x.strides[0] == 8)
+
+
+@jit
+def vectors_ready(q, nq, x, y, nv):
+    """:func:`vector_ready` of ``q`` (``nq``) and of the two joint-space vectors ``x``, ``y`` (``nv``)."""
+    return vector_ready(q, nq) and vector_ready(x, nv) and vector_ready(y, nv)
+
+
 @jit
 def check_state(jtype, qadr, q, qd):
     st = check_q(jtype, qadr, q)

@@ -19,9 +19,9 @@ from .._jit import jit, view
 from .articulated import articulated_inertias, articulated_world
 from .frames import frame_world_pose
 from .joints import OK, check_q
-from .kinematics import tree_positions, world_inertias, world_poses, world_subspaces
-from .layout import (NB, NODE_COUNT, NODE_CPAR, NODE_VID, PSI, SCRATCH, UPS, data_aba, data_kinematics, data_world,
-                     dfield, dint, model_tree)
+from .kinematics import BAD_ARRAY, tree_positions, vector_ready, world_inertias, world_poses, world_subspaces
+from .layout import (NB, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, PSI, SCRATCH, UPS, data_aba, data_kinematics, data_world,
+                     dfield, dint, model_extras, model_tree)
 from .spatial import add_XAXt, transpose6, xforce_T_add, xmotion
 
 
@@ -173,6 +173,8 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
     scratch wE (nn, 3, 3), wr (nn, 3)]``. Output ``Linv`` (m, m)."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vector_ready(q, model_int[NQ]):
+        return BAD_ARRAY
     st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
@@ -343,19 +345,27 @@ def path_from(parent, h, k, path):
 
 
 @jit
-def osim_inv_paths(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0, armature,
-                   subtree_end, q, node_body, node_E, node_r, node_sel, node_dim, node_row,
-                   X_E, X_r, S, oR, op, IA, U, D, Dinv, Ups,
-                   Linv):
+def osim_inv_paths(model_int, model_float, data_float, q, node_int, node_float, Linv):
     """Lambda^-1 by Chang-Khatib 2000 Table 1: step 3 (outward ``Omega_ii``, here for every body), step 4
     (for each node pair, from the nearest common ancestor ``h``: ``Omega_{h,j}`` walked out to ``b_b`` by
     ``Omega_{h,k} = Omega_{h,p} L_k``, then ``Omega_{k,j} = L_k^T Omega_{p,j}`` walked out to ``b_a``), step 5
-    (node transforms). O(n m^2): the cross-check for :func:`osim_inv`."""
+    (node transforms). O(n m^2): the cross-check for :func:`osim_inv`, with its arguments (``data_int`` aside)."""
+    (parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
+     armature) = model_tree(model_int, model_float)
+    if not vector_ready(q, model_int[NQ]):
+        return BAD_ARRAY
     st = check_q(jtype, qadr, q)
     if st != OK:
         return st
-    nb = parent.shape[0]
-    nn = node_body.shape[0]
+    subtree_end = model_extras(model_int, model_float)[0]
+    nb = model_int[NB]
+    nn = (node_int.shape[0] - 1) // 3
+    node_body, node_dim, node_row = view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1)
+    node_E, node_r = view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3))
+    node_sel = view(node_float, 12 * nn, (nn, 6, 6))
+    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
+    IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
+    Ups = dfield(model_int, data_float, UPS, (nb, 6, 6))
     T = np.empty((4, 6, 6))
     Oh = np.empty((1, 1, 6, 6))
     O = Oh[0, 0]  # Omega(ba, bb) of the pair

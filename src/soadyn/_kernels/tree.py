@@ -12,9 +12,10 @@ instead of raising. Inputs are the caller's arrays, never copied. Bodies are in 
 from .._jit import jit
 from .articulated import aba_core, articulated_world
 from .joints import NOT_FINITE, OK, all_finite, check_q
-from .kinematics import check_inputs, tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
-from .layout import (AM, F, FM, MM, MINV, NB, NV, SCRATCH, TAU, WK, QDD, data_aba, data_kinematics, data_world, dfield,
-                     model_extras, model_tree)
+from .kinematics import (BAD_ARRAY, check_inputs, tree_positions, tree_velocities, vector_ready, vectors_ready,
+                         world_inertias, world_poses, world_subspaces)
+from .layout import (AM, F, FM, MM, MINV, NB, NQ, NV, SCRATCH, TAU, WK, QDD, data_aba, data_kinematics, data_world,
+                     dfield, model_extras, model_tree)
 from .spatial import cross_force_add, inertia_mul, xforce_T_add, xmotion
 
 
@@ -59,6 +60,8 @@ def rnea(model_int, model_float, data_float, q, qd, qdd, fext):
     forces about the body origin."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vectors_ready(q, model_int[NQ], qd, qdd, model_int[NV]):
+        return BAD_ARRAY
     st = check_inputs(jnt_type, jnt_qadr, q, qd, qdd, fext)
     if st != OK:
         return st
@@ -87,6 +90,8 @@ def crba(model_int, model_float, data_float, q):
     inertias."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vector_ready(q, model_int[NQ]):
+        return BAD_ARRAY
     st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
@@ -140,6 +145,8 @@ def aba(model_int, model_float, data_float, q, qd, tau, fext):
     (nv,); ``Data.IA, U, D, Dinv`` keep the articulated-body factors."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vectors_ready(q, model_int[NQ], qd, tau, model_int[NV]):
+        return BAD_ARRAY
     st = check_inputs(jnt_type, jnt_qadr, q, qd, tau, fext)
     if st != OK:
         return st
@@ -197,6 +204,8 @@ def minv(model_int, model_float, data_float, q):
     ``Data.Minv`` (nv, nv)."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
+    if not vector_ready(q, model_int[NQ]):
+        return BAD_ARRAY
     st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
@@ -229,13 +238,17 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
     st = articulated_world(body_parent, jnt_vadr, jnt_nv, dof_armature, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
-    Minv[:] = 0.0
-    # pass 1: leaves to root
+    # pass 1: leaves to root. Body i's rows are zero right of its subtree's dofs (pass 2 reads them there)
+    # and right of its own dofs for a multi-dof joint (accumulated below); the lower triangle is left to the
+    # final mirror
     for i in range(nb - 1, -1, -1):
         n = jnt_nv[i]
         va = jnt_vadr[i]
         ve = jnt_vadr[body_subtree_end[i] - 1] + jnt_nv[body_subtree_end[i] - 1]  # end of the subtree's dofs
         p = body_parent[i]
+        for d in range(n):
+            for k in range(ve if n == 1 else va + n, nv):
+                Minv[va + d, k] = 0.0
         if n == 1:  # one sweep over the columns: Minv[va, va] = D^-1, Minv[va, k] = -D^-1 S . Fm[0, k] for
             # the descendants' dofs and, below a parent, Fm[0, k] += U Minv[va, k] over the subtree
             dinv = Dinv[i, 0, 0]
