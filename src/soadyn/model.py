@@ -180,12 +180,6 @@ class Model:
         out[k] = -self.dof_stiffness[k] * (q[a] - self.dof_springref[k]) - self.dof_damping[k] * qd[k]
         return out
 
-    @functools.cached_property
-    def spring_arrays(self) -> tuple:
-        """``(dof_stiffness, dof_damping, dof_springref)``: the joint springs' arrays in the argument order of
-        the simulation kernels (``soadyn._kernels.sim``), which take them after :attr:`tree_arrays`."""
-        return (self.dof_stiffness, self.dof_damping, self.dof_springref)
-
     # ------------------------------------------------------------------ construction
     @staticmethod
     def from_urdf(path, floating_base: bool = False, name: str | None = None, mimic: bool | str | None = None,
@@ -296,18 +290,6 @@ class Model:
         """True when every joint's configuration is a plain vector (no quaternion or planar joint): then
         ``difference(q0, q1) = q1 - q0`` and ``integrate(q, v) = q + v``."""
         return self.nq == self.nv and not np.any(self.jnt_type == J.PLANAR)
-
-    # ------------------------------------------------------------------ kernel argument packs
-    @functools.cached_property
-    def tree_arrays(self) -> tuple:
-        """The model arrays of the kernels that take the tree as plain arrays (simulation, loops, contact,
-        operational space control, constraint embedding), in their argument order: ``(body_parent, jnt_type,
-        jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, body_I,
-        dof_S, dof_armature)``. The per-call tree kernels take the packed buffers instead
-        (docs/architecture.md, Kernels)."""
-        return (self.body_parent, self.jnt_type, self.jnt_qadr, self.jnt_vadr, self.jnt_nv, self.jnt_axis,
-                self.jnt_axis2, self.jnt_pitch, self.body_Xtree_E, self.body_Xtree_r, self.body_I, self.dof_S,
-                self.dof_armature)
 
     def summary(self) -> str:
         counts = {}

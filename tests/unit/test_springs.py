@@ -56,7 +56,8 @@ def test_model_fields_and_passive_forces():
     # the kernel helper adds the same forces to tau
     tau = rng.normal(size=model.nv)
     out = np.empty(model.nv)
-    _ks.passive_forces(model.jnt_qadr, model.jnt_vadr, model.jnt_nv, *model.spring_arrays, q, qd, tau, out)
+    _ks.passive_forces(model.jnt_qadr, model.jnt_vadr, model.jnt_nv, model.dof_stiffness, model.dof_damping,
+                       model.dof_springref, q, qd, tau, out)
     assert_close(out, tau + expected, SAME_MATH, "kernel passive forces")
 
 
