@@ -123,98 +123,80 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
     forming the node compliance ``Lambda`` (:func:`osim.node_compliance`): with the row pick-offs
     ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
     coefficients, ``B_a = ^aX_0^T Sel_a^T``), ``W[r, s] = sum_(a, b) g_(r, a)^T Omega(b_a, b_b) g_(s, b)`` over
-    the nodes of the two rows (:func:`osim.vertex_compliance`). Each node pair adds a block on the rows of its
-    two nodes; only the pairs of nodes on one subtree of the world couple (free bodies: on one body), so the
-    nodes are ordered by subtree and each visits those of its own before it. Returns a kernel status."""
+    the nodes of the two rows (:func:`osim.vertex_compliance`). The pick-offs are gathered by the vertex of
+    their node (``G_v``, one per row side on vertex ``v``), and each pair of vertices ``(v, w)`` of one subtree
+    of the world adds ``G_v Omega(v, w) G_w^T`` on the rows of its pick-offs: ``Omega(v, w)`` applied once per
+    pick-off of ``w``, then one 6-vector product per pick-off pair (vertices of different subtrees do not
+    couple; free bodies: each vertex on its own). Returns a kernel status."""
     st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
                                       vid, Ups, W6, node_body[:nn])
     if st != 0:
         return st
-    # the rows of each node, with the side of the row it is on, and their pick-offs g
     nr = Wd.shape[0]
-    nrows = np.zeros(nn, dtype=np.int64)
-    rows = np.empty((nn, 6), dtype=np.int64)
-    side = np.empty((nn, 6), dtype=np.int64)
-    g = np.empty((nr, 2, 6))
+    nvert = vroot.shape[0]
+    # the pick-offs sorted by vertex (a counting sort): those of vertex v are start[v] .. start[v + 1] - 1,
+    # pick-off e on row prow[e]
+    ints = np.zeros(2 * nvert + 1 + 2 * nr, dtype=np.int64)
+    start, fill, prow = ints[:nvert + 1], ints[nvert + 1:2 * nvert + 1], ints[2 * nvert + 1:]
     for r in range(nr):
         for x in range(2):
             a = row_node[r, x]
             if a >= 0:
-                rows[a, nrows[a]] = r
-                side[a, nrows[a]] = x
-                nrows[a] += 1
-                row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g)
-    # Omega(v, v) g for every row: the node pairs on one vertex (all of them for free bodies) need no more
-    h = np.empty((nr, 2, 6))
+                start[vid[node_body[a]] + 1] += 1
+    for v in range(nvert):
+        start[v + 1] += start[v]
+        fill[v] = start[v]
+    ne = start[nvert]
+    gh = np.empty((2, ne, 6))  # the pick-offs g, and Omega(v, w) g for those of w
+    g, h = gh[0], gh[1]
     for r in range(nr):
         for x in range(2):
             a = row_node[r, x]
             if a >= 0:
-                v = vid[node_body[a]]
+                e = fill[vid[node_body[a]]]
+                fill[vid[node_body[a]]] += 1
+                prow[e] = r
+                row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g, e)
+    Wd[:, :] = 0.0
+    for v in range(nvert):
+        for w in range(v + 1):
+            if vroot[w] != vroot[v] or start[w] == start[w + 1] or start[v] == start[v + 1]:
+                continue
+            for e in range(start[w], start[w + 1]):  # Omega(v, w) g_e: Om[v, w] holds it for v >= w
                 for m in range(6):
                     t = 0.0
                     for l in range(6):
-                        t += Om[v, v, m, l] * g[r, x, l]
-                    h[r, x, m] = t
-    # the nodes of each subtree of the world (a counting sort by root vertex): only nodes of one subtree couple
-    nvert = vroot.shape[0]
-    start = np.zeros(nvert + 1, dtype=np.int64)
-    for a in range(nn):
-        start[vroot[vid[node_body[a]]] + 1] += 1
-    for v in range(nvert):
-        start[v + 1] += start[v]
-    fill = start[:nvert].copy()
-    order = np.empty(nn, dtype=np.int64)
-    for a in range(nn):
-        v = vroot[vid[node_body[a]]]
-        order[fill[v]] = a
-        fill[v] += 1
-    Wd[:, :] = 0.0
-    hb = np.empty((6, 6))  # Omega(b_a, b_b) g_(s, b) for the rows s of node b, one pair of nodes on two vertices
-    for ia in range(nn):
-        a = order[ia]
-        va = vid[node_body[a]]
-        for ib in range(start[vroot[va]], ia + 1):
-            b = order[ib]
-            vb = vid[node_body[b]]
-            if va != vb:
-                for j in range(nrows[b]):
-                    s, y = rows[b, j], side[b, j]
-                    for m in range(6):
-                        t = 0.0
-                        for l in range(6):
-                            t += (Om[va, vb, m, l] if va > vb else Om[vb, va, l, m]) * g[s, y, l]
-                        hb[j, m] = t
-            for i in range(nrows[a]):
-                r, x = rows[a, i], side[a, i]
-                for j in range(nrows[b] if b != a else i + 1):  # a = b: the block is symmetric
-                    s, y = rows[b, j], side[b, j]
-                    acc = 0.0
-                    for m in range(6):
-                        acc += g[r, x, m] * (h[s, y, m] if va == vb else hb[j, m])
+                        t += Om[v, w, m, l] * g[e, l]
+                    h[e, m] = t
+            for i in range(start[v], start[v + 1]):
+                r = prow[i]
+                for j in range(start[w], start[w + 1] if v != w else i + 1):  # v = w: the block is symmetric
+                    s = prow[j]
+                    acc = (g[i, 0] * h[j, 0] + g[i, 1] * h[j, 1] + g[i, 2] * h[j, 2] + g[i, 3] * h[j, 3]
+                           + g[i, 4] * h[j, 4] + g[i, 5] * h[j, 5])
                     Wd[r, s] += acc
-                    if b != a or j != i:  # the pair (b, a): the transposed block (W stays exactly symmetric)
+                    if v != w or j != i:  # the pair (w, v): the transposed entry (W stays exactly symmetric)
                         Wd[s, r] += acc
     return 0
 
 
 @inline_jit
-def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g):
-    """``g[r, x] = ^aX_0^T Sel_a^T C``: the world wrench (about the world origin) of a unit impulse of row ``r``
+def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g, e):
+    """``g[e] = ^aX_0^T Sel_a^T C``: the world wrench (about the world origin) of a unit impulse of row ``r``
     on its node ``a`` (side ``x``), ``C = row_coef[r, x, :node_dim[a]]`` (as :func:`spatial.xforce_T_add`)."""
     for m in range(6):  # Sel_a^T C, in the node's frame
         t = 0.0
         for d in range(node_dim[a]):
             t += node_sel[a, d, m] * row_coef[r, x, d]
-        g[r, x, m] = t
-    n0, n1, n2, f0, f1, f2 = g[r, x, 0], g[r, x, 1], g[r, x, 2], g[r, x, 3], g[r, x, 4], g[r, x, 5]
+        g[e, m] = t
+    n0, n1, n2, f0, f1, f2 = g[e, 0], g[e, 1], g[e, 2], g[e, 3], g[e, 4], g[e, 5]
     for m in range(3):  # f_0 = E^T f, n_0 = E^T n + r x f_0 with (E, r) = ^aX_0
-        g[r, x, m] = wE[a, 0, m] * n0 + wE[a, 1, m] * n1 + wE[a, 2, m] * n2
-        g[r, x, 3 + m] = wE[a, 0, m] * f0 + wE[a, 1, m] * f1 + wE[a, 2, m] * f2
-    f0, f1, f2 = g[r, x, 3], g[r, x, 4], g[r, x, 5]
-    g[r, x, 0] += wr[a, 1] * f2 - wr[a, 2] * f1
-    g[r, x, 1] += wr[a, 2] * f0 - wr[a, 0] * f2
-    g[r, x, 2] += wr[a, 0] * f1 - wr[a, 1] * f0
+        g[e, m] = wE[a, 0, m] * n0 + wE[a, 1, m] * n1 + wE[a, 2, m] * n2
+        g[e, 3 + m] = wE[a, 0, m] * f0 + wE[a, 1, m] * f1 + wE[a, 2, m] * f2
+    f0, f1, f2 = g[e, 3], g[e, 4], g[e, 5]
+    g[e, 0] += wr[a, 1] * f2 - wr[a, 2] * f1
+    g[e, 1] += wr[a, 2] * f0 - wr[a, 0] * f2
+    g[e, 2] += wr[a, 0] * f1 - wr[a, 1] * f0
 
 
 @inline_jit
