@@ -127,8 +127,9 @@ def check_status(st: int, model: Model, q=None, names=("q", "qd", "input", "f_ex
 
 def coupled(model) -> bool:
     """True for a model with coupled coordinates (:class:`soadyn.mimic.MimicModel`): the public functions
-    hand it its own computation (through its tree model). The per-call functions test ``type(model) is not
-    Model`` first, which spares a plain Model this call."""
+    hand it its own computation (through its tree model). The per-call functions first test that ``data`` is
+    a :class:`~soadyn.data.Data` made by ``model`` (so ``model`` is a plain Model), which spares them this
+    call."""
     return not isinstance(model, Model) and hasattr(model, "coupled_call")
 
 
@@ -198,9 +199,9 @@ def frame_pose(model: Model, data: Data, q, frame) -> np.ndarray:
 def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local") -> np.ndarray:
     """Frame Jacobian (6, nv) with ``[w; v] = J qd`` the frame's spatial velocity at its origin, in frame
     coordinates (``reference="local"``) or world-aligned axes (``"world_aligned"``). Returns ``data.J``."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("frame_jacobian", data, q, frame, reference)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("frame_jacobian", data, q, frame, reference)
         check_data(model, data)
     local = 1 if reference == "local" else local_flag(reference)
     f = model.frame_id(frame)
@@ -259,9 +260,9 @@ def frame_bias_acceleration(model: Model, data: Data, q, qd, frame, reference: s
 def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
     """Inverse dynamics by the recursive Newton-Euler algorithm (RBDA Table 5.1):
     ``tau = M(q) qdd + C(q, qd) qd + g(q) - sum_i J_i^T f_ext_i``. Returns ``data.tau`` (nv,)."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("rnea", data, q, qd, qdd, f_ext)
         check_data(model, data)
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
     if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(qdd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
@@ -281,9 +282,9 @@ def rnea(model: Model, data: Data, q, qd, qdd, f_ext=None) -> np.ndarray:
 def crba(model: Model, data: Data, q) -> np.ndarray:
     """Joint-space inertia matrix ``M(q)`` by the composite-rigid-body algorithm (RBDA Table 6.2).
     Returns ``data.M`` (nv, nv)."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("crba", data, q)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("crba", data, q)
         check_data(model, data)
     if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
         st = _CRBA.call(model.model_int, model.model_float, data.data_float, q)
@@ -301,9 +302,9 @@ def crba(model: Model, data: Data, q) -> np.ndarray:
 def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
     """Forward dynamics by the O(N) articulated-body algorithm (RBDA Table 7.1):
     ``qdd = M^-1 (tau - C qd - g + sum_i J_i^T f_ext_i)``. Returns ``data.qdd`` (nv,)."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("aba", data, q, qd, tau, f_ext)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("aba", data, q, qd, tau, f_ext)
         check_data(model, data)
     fext = data.fext_zero if f_ext is None else external_forces(model, data, f_ext)
     if (type(q) is _NDARRAY and type(qd) is _NDARRAY and type(tau) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
@@ -323,9 +324,9 @@ def aba(model: Model, data: Data, q, qd, tau, f_ext=None) -> np.ndarray:
 def minv(model: Model, data: Data, q) -> np.ndarray:
     """``M(q)^-1`` in O(N^2) by the articulated-body factorization (Jain 2014 Eq. 59), never inverting a
     dense matrix. Returns ``data.Minv`` (nv, nv)."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("minv", data, q)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("minv", data, q)
         check_data(model, data)
     if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
         st = _MINV.call(model.model_int, model.model_float, data.data_float, q)

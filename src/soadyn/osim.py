@@ -152,9 +152,9 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
     ``method="jain"``: the Upsilon/Omega recursion over the node tree, O(N + n_c^2) (Jain 2014 Eqs.
     64-69); ``"chang_khatib"``: the per-pair path walks of Chang-Khatib 2000 Table 1, O(N n_c^2), kept as an
     independent implementation for cross-checking."""
-    if type(model) is not Model and coupled(model):
-        return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
-    if getattr(data, "model", None) is not model:
+    if type(data) is not Data or data.model is not model:  # else a Data made by this Model
+        if coupled(model):
+            return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
         check_data(model, data)
     local = 1 if reference == "local" else local_flag(reference)
     if method != "jain" and method not in METHODS:

@@ -116,6 +116,28 @@ def crba(model_int, model_float, data_float, q):
     for i in range(nb):
         n = jnt_nv[i]
         va = jnt_vadr[i]
+        if n == 1:  # F = Ic_i s in registers, then one dot product per dof of i and its ancestors
+            s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
+            f0 = (oIA[i, 0, 0] * s0 + oIA[i, 0, 1] * s1 + oIA[i, 0, 2] * s2 + oIA[i, 0, 3] * s3 + oIA[i, 0, 4] * s4
+                  + oIA[i, 0, 5] * s5)
+            f1 = (oIA[i, 1, 0] * s0 + oIA[i, 1, 1] * s1 + oIA[i, 1, 2] * s2 + oIA[i, 1, 3] * s3 + oIA[i, 1, 4] * s4
+                  + oIA[i, 1, 5] * s5)
+            f2 = (oIA[i, 2, 0] * s0 + oIA[i, 2, 1] * s1 + oIA[i, 2, 2] * s2 + oIA[i, 2, 3] * s3 + oIA[i, 2, 4] * s4
+                  + oIA[i, 2, 5] * s5)
+            f3 = (oIA[i, 3, 0] * s0 + oIA[i, 3, 1] * s1 + oIA[i, 3, 2] * s2 + oIA[i, 3, 3] * s3 + oIA[i, 3, 4] * s4
+                  + oIA[i, 3, 5] * s5)
+            f4 = (oIA[i, 4, 0] * s0 + oIA[i, 4, 1] * s1 + oIA[i, 4, 2] * s2 + oIA[i, 4, 3] * s3 + oIA[i, 4, 4] * s4
+                  + oIA[i, 4, 5] * s5)
+            f5 = (oIA[i, 5, 0] * s0 + oIA[i, 5, 1] * s1 + oIA[i, 5, 2] * s2 + oIA[i, 5, 3] * s3 + oIA[i, 5, 4] * s4
+                  + oIA[i, 5, 5] * s5)
+            j = i
+            while j >= 0:
+                for e in range(jnt_vadr[j], jnt_vadr[j] + jnt_nv[j]):
+                    s = oS[e, 0] * f0 + oS[e, 1] * f1 + oS[e, 2] * f2 + oS[e, 3] * f3 + oS[e, 4] * f4 + oS[e, 5] * f5
+                    M[e, va] = s
+                    M[va, e] = s
+                j = body_parent[j]
+            continue
         for d in range(n):  # F = Ic_i S_i
             for r in range(6):
                 s = 0.0
