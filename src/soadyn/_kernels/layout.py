@@ -92,9 +92,9 @@ def _index(names, name):
 (BODY_PARENT, BODY_SUBTREE_END, JNT_TYPE, JNT_QADR, JNT_VADR, JNT_NV, FRAME_BODY) = (
     _index(MODEL_INT, n) for n in ("body_parent", "body_subtree_end", "jnt_type", "jnt_qadr", "jnt_vadr", "jnt_nv",
                                    "frame_body"))
-(FRAME_BODY_, LOOP_FRAME_A, LOOP_FRAME_B, LOOP_KIND, LOOP_DIM, LOOP_ROW, GEOM_BODY, GEOM_TYPE, GEOM_CORNERS,
+(LOOP_FRAME_A, LOOP_FRAME_B, LOOP_KIND, LOOP_DIM, LOOP_ROW, GEOM_BODY, GEOM_TYPE, GEOM_CORNERS,
  GEOM_VERTADR, GEOM_VERTNUM, PAIR_GEOM) = (
-    _index(MODEL_INT, n) for n in ("frame_body", "loop_frame_a", "loop_frame_b", "loop_kind", "loop_dim", "loop_row",
+    _index(MODEL_INT, n) for n in ("loop_frame_a", "loop_frame_b", "loop_kind", "loop_dim", "loop_row",
                                    "geom_body", "geom_type", "geom_corners", "geom_vertadr", "geom_vertnum",
                                    "pair_geom"))
 (LOOP_SEL, LOOP_AXIS, LOOP_AXIS2, LOOP_TWIST, DOF_STIFFNESS, DOF_DAMPING, DOF_SPRINGREF, GEOM_SIZE, GEOM_E, GEOM_R,
@@ -113,6 +113,9 @@ def _index(names, name):
                                     "scratch"))
 
 VJ = _index(DATA_FLOAT, "vJ")
+GRAVITY = _index(MODEL_FLOAT, "gravity")
+(LOOP_K, LOOP_F, LOOP_LAMBDA, LOOP_G) = (_index(DATA_FLOAT, n) for n in ("loop_K", "loop_f", "loop_lambda", "loop_G"))
+LOOP_INFO, NCON = _index(DATA_INT, "loop_info"), _index(DATA_INT, "ncon")
 (FEXT_ZERO, DERIV_BW, DERIV_DW, DERIV_B, DTAU_DQ, DTAU_DQD, DQDD_DQ, DQDD_DQD, DJ) = (
     _index(DATA_FLOAT, n) for n in ("fext_zero", "deriv_bw", "deriv_dw", "deriv_B", "dtau_dq", "dtau_dqd", "dqdd_dq",
                                     "dqdd_dqd", "dJ"))
@@ -269,7 +272,7 @@ def model_loops(mi, mf):
     entries, ``[0]`` without loops)."""
     nf, nl = mi[NF], mi[NL]
     o = MODEL_FLOAT_OFF
-    return (mint(mi, FRAME_BODY_, nf), view(mf, mi[o + FRAME_E], (nf, 3, 3)), view(mf, mi[o + FRAME_R], (nf, 3)),
+    return (mint(mi, FRAME_BODY, nf), view(mf, mi[o + FRAME_E], (nf, 3, 3)), view(mf, mi[o + FRAME_R], (nf, 3)),
             mint(mi, LOOP_FRAME_A, nl), mint(mi, LOOP_FRAME_B, nl), mint(mi, LOOP_KIND, nl),
             view(mf, mi[o + LOOP_SEL], (nl, 6, 6)), mint(mi, LOOP_DIM, nl), mint(mi, LOOP_ROW, nl + 1),
             view(mf, mi[o + LOOP_AXIS], (nl, 3)), view(mf, mi[o + LOOP_AXIS2], (nl, 3)),
@@ -310,9 +313,6 @@ def data_contact(mi, df, di):
             dfield(mi, df, CON_EPS, nk))
 
 
-(LOOP_K, LOOP_F, LOOP_LAMBDA, LOOP_G) = (_index(DATA_FLOAT, n) for n in ("loop_K", "loop_f", "loop_lambda", "loop_G"))
-LOOP_INFO, NCON = _index(DATA_INT, "loop_info"), _index(DATA_INT, "ncon")
-GRAVITY = _index(MODEL_FLOAT, "gravity")
 
 
 @jit

@@ -15,7 +15,7 @@ Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
 
 import numpy as np
 
-from .._jit import jit, view
+from .._jit import inline_jit, jit, view
 from .articulated import articulated_inertias, articulated_world
 from .frames import frame_world_pose
 from .joints import OK, check_q
@@ -164,6 +164,16 @@ def node_block(Om, va, vb, transpose, B, a, da, b, db, Linv, ra, rb, tmp):
             Linv[rb + e, ra + d] = s
 
 
+@inline_jit
+def node_fields(node_int, node_float):
+    """``(node_body, node_dim, node_row, node_E, node_r, node_sel, wE, wr)``: the nodes of ``soadyn.osim.NodeSet``
+    as views of its two buffers (their layout: :func:`osim_inv`)."""
+    nn = (node_int.shape[0] - 1) // 3
+    return (view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1),
+            view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3)), view(node_float, 12 * nn, (nn, 6, 6)),
+            view(node_float, 48 * nn, (nn, 3, 3)), view(node_float, 57 * nn, (nn, 3)))
+
+
 @jit
 def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_float, Linv):
     """Lambda^-1 of ``nn`` nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
@@ -179,11 +189,8 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
     if st != OK:
         return st
     nb = model_int[NB]
-    nn = (node_int.shape[0] - 1) // 3
-    node_body, node_dim, node_row = view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1)
-    node_E, node_r = view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3))
-    node_sel = view(node_float, 12 * nn, (nn, 6, 6))
-    wE, wr = view(node_float, 48 * nn, (nn, 3, 3)), view(node_float, 57 * nn, (nn, 3))
+    node_body, node_dim, node_row, node_E, node_r, node_sel, wE, wr = node_fields(node_int, node_float)
+    nn = node_body.shape[0]
     X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
     oS, oI, oIA, oU = data_world(model_int, data_float)
     IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
@@ -359,10 +366,8 @@ def osim_inv_paths(model_int, model_float, data_float, q, node_int, node_float, 
         return st
     subtree_end = model_extras(model_int, model_float)[0]
     nb = model_int[NB]
-    nn = (node_int.shape[0] - 1) // 3
-    node_body, node_dim, node_row = view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1)
-    node_E, node_r = view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3))
-    node_sel = view(node_float, 12 * nn, (nn, 6, 6))
+    node_body, node_dim, node_row, node_E, node_r, node_sel = node_fields(node_int, node_float)[:6]
+    nn = node_body.shape[0]
     X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
     IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
     Ups = dfield(model_int, data_float, UPS, (nb, 6, 6))

@@ -8,7 +8,7 @@ when step ``n`` fails.
 
 The kernels called from Python take ``(model_int, model_float, data_float[, data_int], inputs...)`` and
 open the Model and Data fields they read with the ``layout`` accessors; the passes they share with the
-contact rollout (:func:`passive_forces`, :func:`step_inputs`, :func:`start_states`) take plain arrays.
+contact rollout (:func:`passive_forces`, :func:`step_inputs`) take plain arrays.
 """
 
 import numpy as np
@@ -55,15 +55,6 @@ def step_inputs(tau, fext, n):
     if not all_finite(fext_n):
         return BAD_FEXT | ((n + 1) << STEP_SHIFT), tau_n, fext_n
     return OK, tau_n, fext_n
-
-
-@jit
-def start_states(q0, qd0, Q, QD):
-    """``Q[0] = q0``, ``QD[0] = qd0`` (``q0``, ``qd0`` may be views of them)."""
-    for k in range(q0.shape[0]):
-        Q[0, k] = q0[k]
-    for k in range(qd0.shape[0]):
-        QD[0, k] = qd0[k]
 
 
 @jit
