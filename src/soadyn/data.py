@@ -43,8 +43,8 @@ class Data:
         # aba (articulated-body factors, reused by osim): IA (nb, 6, 6) articulated inertias (Jain's P),
         #   pA (nb, 6) bias forces, U (nv, 6) = IA S per dof, D, Dinv (nb, 6, 6) nv_i x nv_i blocks of
         #   S^T IA S and its inverse, u (nv,) = tau - S^T pA, qdd (nv,) output
-        # minv: Fm, Am (nb, nv, 6) bias forces and accelerations of the unit torques (world frame), per
-        #   column; Minv (nv, nv) output; Wk (6, nv) scratch
+        # minv: Fm, Am (nb, 6, nv) bias forces and accelerations of the unit torques (world frame), column k
+        #   of body i's block at [i, :, k]; Minv (nv, nv) output; Wk (6, nv) scratch
         # frames: J (6, nv) Jacobian; frame_R (3, 3), frame_p (3,), frame_v (6,), frame_h (6,) the last
         #   frame's world pose, spatial velocity and bias acceleration Jdot qd (frame coordinates);
         #   h (nb, 6) body bias accelerations (Chang-Khatib Eq. 28)

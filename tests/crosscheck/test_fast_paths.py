@@ -1,7 +1,8 @@
 """The joint fast paths of the tree kernels (docs/architecture.md, Kernels) against the dense references of
 ``tests/reference/dense.py``: a branched tree on a free base whose revolute and prismatic joints turn about
 and slide along the coordinate axes (the fast paths), mixed with joints about other axes (the generic
-path), and the frame Jacobian, which moves only the frame's body and its ancestors, called for frames on
+path), with a spherical joint (the free and spherical joints' transforms from their quaternions are a fast
+path of the body transforms too), and the frame Jacobian, which moves only the frame's body and its ancestors, called for frames on
 different branches in turn."""
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ AXES = np.eye(3)
 
 def fast_path_model(seed: int) -> sd.Model:
     """A free base with three branches; revolute and prismatic joints about ``e_x, e_y, e_z`` and, on every
-    third body of a branch, a joint about a negative or oblique axis."""
+    third body of a branch, a joint about a negative or oblique axis; a fourth branch of a spherical joint
+    and a revolute joint about ``e_z``."""
     rng = np.random.default_rng(seed)
     J = sd.joints
 
@@ -44,6 +46,10 @@ def fast_path_model(seed: int) -> sd.Model:
             b.add_body(name, parent, joint, place(), inertia())
             b.add_frame(f"tip_{name}", name, place())
             parent = name
+    b.add_body("s0", "base", J.Spherical(), place(), inertia())
+    b.add_body("s1", "s0", J.Revolute(AXES[2]), place(), inertia())
+    for name in ("s0", "s1"):
+        b.add_frame(f"tip_{name}", name, place())
     return b.finalize()
 
 
@@ -55,6 +61,7 @@ def model():
 def test_the_model_takes_every_fast_path_and_the_generic_one(model):
     codes = [principal_axis(int(model.jnt_type[i]), *map(float, model.jnt_axis[i])) for i in range(model.nb)]
     assert set(codes) == {-1, 0, 1, 2, 3, 4, 5}, codes
+    assert {sd.joints.FREE, sd.joints.SPHERICAL} <= set(model.jnt_type.tolist())
     for i, m in enumerate(codes):
         if m >= 0:  # the code names the motion subspace exactly
             assert np.array_equal(model.dof_S[model.jnt_vadr[i]], np.eye(6)[m]), model.jnt_names[i]

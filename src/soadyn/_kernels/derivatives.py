@@ -426,7 +426,7 @@ def aba_derivatives_state(mi, mf, df, q, qd, tau, fext, qdd, dqdd_dq, dqdd_dqd, 
     # kinematics, world subspaces and inertias, articulated inertias, M^-1 (tree.minv_passes)
     st = minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                      body_Xtree_r, body_I, dof_S, dof_armature, body_subtree_end, q, X_E, X_r, S, oR, op, oS, oI, oIA,
-                     oU, D, Dinv, dfield(mi, df, FM, (nb, nv, 6)), dfield(mi, df, AM, (nb, nv, 6)), Minv, T[0],
+                     oU, D, Dinv, dfield(mi, df, FM, (nb, 6, nv)), dfield(mi, df, AM, (nb, 6, nv)), Minv, T[0],
                      dfield(mi, df, WK, (6, nv)))
     if st != OK:
         return st

@@ -53,7 +53,7 @@ DATA_FLOAT = (
     ("IA", ("nb", 6, 6)), ("pA", ("nb", 6)), ("U", ("nv", 6)), ("D", ("nb", 6, 6)), ("Dinv", ("nb", 6, 6)),
     ("u", ("nv",)), ("qdd", ("nv",)),
     # minv
-    ("Fm", ("nb", "nv", 6)), ("Am", ("nb", "nv", 6)), ("Minv", ("nv", "nv")), ("Wk", (6, "nv")),
+    ("Fm", ("nb", 6, "nv")), ("Am", ("nb", 6, "nv")), ("Minv", ("nv", "nv")), ("Wk", (6, "nv")),
     # frames
     ("J", (6, "nv")), ("frame_R", (3, 3)), ("frame_p", (3,)), ("frame_v", (6,)), ("frame_h", (6,)), ("h", ("nb", 6)),
     # derivatives

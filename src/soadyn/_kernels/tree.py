@@ -9,6 +9,8 @@ instead of raising. Inputs are the caller's arrays, never copied. Bodies are in 
 ``p = parent[i]``, ``k`` a dof, ``j`` an ancestor.
 """
 
+from numba import uint64
+
 from .._jit import jit
 from .articulated import aba_core, articulated_world
 from .joints import NOT_FINITE, OK, all_finite, check_q
@@ -186,26 +188,26 @@ def aba(model_int, model_float, data_float, q, qd, tau, fext):
 
 # ----------------------------------------------------------------------------------------------- M^-1
 @jit
-def column_dots(w, j, A, b, k0, k1, out):
-    """out[k] = w[j] . A[b, k] for columns ``k0 <= k < k1`` of the (nb, nv, 6) array ``A`` (row ``w[j]``
-    held in registers)."""
+def row_dots(w, j, A, k0, k1, out):
+    """out[k] = w[j] . A[:, k] for columns ``k0 <= k < k1`` of the (6, nv) block ``A`` (row ``w[j]`` held in
+    registers)."""
     w0, w1, w2, w3, w4, w5 = w[j, 0], w[j, 1], w[j, 2], w[j, 3], w[j, 4], w[j, 5]
-    for k in range(k0, k1):
-        out[k] = w0 * A[b, k, 0] + w1 * A[b, k, 1] + w2 * A[b, k, 2] + w3 * A[b, k, 3] + w4 * A[b, k, 4] + w5 * A[b, k, 5]
+    for k in range(uint64(k0), uint64(k1)):
+        out[k] = w0 * A[0, k] + w1 * A[1, k] + w2 * A[2, k] + w3 * A[3, k] + w4 * A[4, k] + w5 * A[5, k]
 
 
 @jit
-def add_column_products(w, j, x, k0, k1, A, b):
-    """A[b, k] += w[j] x[k] for columns ``k0 <= k < k1`` (a rank-one update of body b's 6 x nv block)."""
+def add_outer(w, j, x, k0, k1, A):
+    """A[:, k] += w[j] x[k] for columns ``k0 <= k < k1`` (a rank-one update of the (6, nv) block ``A``)."""
     w0, w1, w2, w3, w4, w5 = w[j, 0], w[j, 1], w[j, 2], w[j, 3], w[j, 4], w[j, 5]
-    for k in range(k0, k1):
+    for k in range(uint64(k0), uint64(k1)):
         c = x[k]
-        A[b, k, 0] += w0 * c
-        A[b, k, 1] += w1 * c
-        A[b, k, 2] += w2 * c
-        A[b, k, 3] += w3 * c
-        A[b, k, 4] += w4 * c
-        A[b, k, 5] += w5 * c
+        A[0, k] += w0 * c
+        A[1, k] += w1 * c
+        A[2, k] += w2 * c
+        A[3, k] += w3 * c
+        A[4, k] += w4 * c
+        A[5, k] += w5 * c
 
 
 @jit
@@ -219,11 +221,13 @@ def minv(model_int, model_float, data_float, q):
     ``Fm_p[:, sub(i)] += (Fm_i + U_i Minv[i, :])[:, sub(i)]`` (bias forces of the unit torques);
     pass 2 (root to leaves), columns ``k >= jnt_vadr[i]``: ``Minv[i, k] -= D_i^-1 U_i^T Am_p[:, k]``,
     ``Am_i[:, k] = Am_p[:, k] + S_i Minv[i, k]``; then symmetrize.
-    ``Data.Fm``, ``Data.Am``: (nb, nv, 6) workspaces (column k of body i's 6 x nv block is ``Am[i, k]``); the
-    bias forces need one block, ``Fm[0]``, as in Pinocchio's computeMinverse: the columns ``sub(i)`` of
-    ``Fm_i`` are read only while ``i`` is visited, and the subtrees of siblings are disjoint;
-    ``Data.Wk`` (6, nv): projections of the unit-torque forces and accelerations on a body's dofs. Output
-    ``Data.Minv`` (nv, nv)."""
+    ``Data.Fm``, ``Data.Am``: (nb, 6, nv) workspaces, body i's 6 x nv block stored by rows (column k is
+    ``Am[i, :, k]``), so that each pass sweeps the columns with six contiguous rows, in loops that LLVM
+    vectorizes across columns: their index is unsigned (``uint64``), as numba tests a signed index for
+    wraparound, which keeps a loop scalar (a 120-link chain: 56 -> 38 us). The bias forces need one block,
+    ``Fm[0]``, as in Pinocchio's computeMinverse: the columns ``sub(i)`` of ``Fm_i`` are read only while
+    ``i`` is visited, and the subtrees of siblings are disjoint; ``Data.Wk`` (6, nv): projections of the
+    unit-torque forces and accelerations on a body's dofs. Output ``Data.Minv`` (nv, nv)."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     if not vector_ready(q, model_int[NQ]):
@@ -236,8 +240,8 @@ def minv(model_int, model_float, data_float, q):
     oS, oI, oIA, oU = data_world(model_int, data_float)
     IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
     nb, nv = model_int[NB], model_int[NV]
-    Fm = dfield(model_int, data_float, FM, (nb, nv, 6))
-    Am = dfield(model_int, data_float, AM, (nb, nv, 6))
+    Fm = dfield(model_int, data_float, FM, (nb, 6, nv))
+    Am = dfield(model_int, data_float, AM, (nb, 6, nv))
     Minv = dfield(model_int, data_float, MINV, (nv, nv))
     Wk = dfield(model_int, data_float, WK, (6, nv))
     return minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch,
@@ -260,6 +264,7 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
     st = articulated_world(body_parent, jnt_vadr, jnt_nv, dof_armature, oI, oS, oIA, oU, D, Dinv, T)
     if st != OK:
         return st
+    F = Fm[0]  # the bias forces Fm_i of the body visited, (6, nv)
     # pass 1: leaves to root. Body i's rows are zero right of its subtree's dofs (pass 2 reads them there)
     # and right of its own dofs for a multi-dof joint (accumulated below); the lower triangle is left to the
     # final mirror
@@ -269,90 +274,99 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
         ve = jnt_vadr[body_subtree_end[i] - 1] + jnt_nv[body_subtree_end[i] - 1]  # end of the subtree's dofs
         p = body_parent[i]
         for d in range(n):
-            for k in range(ve if n == 1 else va + n, nv):
+            for k in range(uint64(ve if n == 1 else va + n), uint64(nv)):
                 Minv[va + d, k] = 0.0
-        if n == 1:  # one sweep over the columns: Minv[va, va] = D^-1, Minv[va, k] = -D^-1 S . Fm[0, k] for
-            # the descendants' dofs and, below a parent, Fm[0, k] += U Minv[va, k] over the subtree
+        if n == 1:  # one sweep over the columns: Minv[va, va] = D^-1, Minv[va, k] = -D^-1 S . F[:, k] for
+            # the descendants' dofs and, below a parent, F[:, k] += U Minv[va, k] over the subtree
             dinv = Dinv[i, 0, 0]
             s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
-            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
             Minv[va, va] = dinv
-            if p >= 0:
-                Fm[0, va, 0], Fm[0, va, 1], Fm[0, va, 2] = u0 * dinv, u1 * dinv, u2 * dinv
-                Fm[0, va, 3], Fm[0, va, 4], Fm[0, va, 5] = u3 * dinv, u4 * dinv, u5 * dinv
-            for k in range(va + 1, ve):
-                x = -(dinv * (s0 * Fm[0, k, 0] + s1 * Fm[0, k, 1] + s2 * Fm[0, k, 2] + s3 * Fm[0, k, 3]
-                              + s4 * Fm[0, k, 4] + s5 * Fm[0, k, 5]))
+            if p < 0:
+                for k in range(uint64(va + 1), uint64(ve)):
+                    Minv[va, k] = -(dinv * (s0 * F[0, k] + s1 * F[1, k] + s2 * F[2, k] + s3 * F[3, k] + s4 * F[4, k]
+                                            + s5 * F[5, k]))
+                continue
+            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
+            F[0, va], F[1, va], F[2, va] = u0 * dinv, u1 * dinv, u2 * dinv
+            F[3, va], F[4, va], F[5, va] = u3 * dinv, u4 * dinv, u5 * dinv
+            for k in range(uint64(va + 1), uint64(ve)):
+                x = -(dinv * (s0 * F[0, k] + s1 * F[1, k] + s2 * F[2, k] + s3 * F[3, k] + s4 * F[4, k] + s5 * F[5, k]))
                 Minv[va, k] = x
-                if p >= 0:
-                    Fm[0, k, 0] += u0 * x
-                    Fm[0, k, 1] += u1 * x
-                    Fm[0, k, 2] += u2 * x
-                    Fm[0, k, 3] += u3 * x
-                    Fm[0, k, 4] += u4 * x
-                    Fm[0, k, 5] += u5 * x
+                F[0, k] += u0 * x
+                F[1, k] += u1 * x
+                F[2, k] += u2 * x
+                F[3, k] += u3 * x
+                F[4, k] += u4 * x
+                F[5, k] += u5 * x
             continue
         for d in range(n):
             for e in range(n):
                 Minv[va + d, va + e] = Dinv[i, d, e]
-        # Minv[i, desc] = -D^-1 S^T Fm_i[:, desc]
+        # Minv[i, desc] = -D^-1 S^T F[:, desc]
         for e in range(n):
-            column_dots(oS, va + e, Fm, 0, va + n, ve, Wk[e])
+            row_dots(oS, va + e, F, va + n, ve, Wk[e])
         for d in range(n):
             for e in range(n):
                 c = Dinv[i, d, e]
-                for k in range(va + n, ve):
+                for k in range(uint64(va + n), uint64(ve)):
                     Minv[va + d, k] -= c * Wk[e, k]
         if p >= 0:  # Fm_p[:, sub(i)] = Fm_i + U_i Minv[i, :], in place: each column of sub(i) comes from i alone
-            for k in range(va, va + n):
-                for m in range(6):
-                    Fm[0, k, m] = 0.0
+            for m in range(6):
+                for k in range(uint64(va), uint64(va + n)):
+                    F[m, k] = 0.0
             for d in range(n):
-                add_column_products(oU, va + d, Minv[va + d], va, ve, Fm, 0)
+                add_outer(oU, va + d, Minv[va + d], va, ve, F)
     # pass 2: root to leaves, columns k >= jnt_vadr[i]
     for i in range(nb):
         n = jnt_nv[i]
         va = jnt_vadr[i]
         p = body_parent[i]
-        if n == 1:  # one sweep over the columns k >= va: Minv[va, k] -= D^-1 U . Am[p, k],
-            # Am[i, k] = Am[p, k] + S Minv[va, k] (Am_p = 0 at a root)
+        A = Am[i]
+        if n == 1:  # one sweep over the columns k >= va: Minv[va, k] -= D^-1 U . Am[p, :, k],
+            # Am[i, :, k] = Am[p, :, k] + S Minv[va, k] (Am_p = 0 at a root)
             dinv = Dinv[i, 0, 0]
             s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
-            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
-            for k in range(va, nv):
-                if p >= 0:
-                    a0, a1, a2, a3, a4, a5 = Am[p, k, 0], Am[p, k, 1], Am[p, k, 2], Am[p, k, 3], Am[p, k, 4], Am[p, k, 5]
-                    x = Minv[va, k] - dinv * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
-                    Minv[va, k] = x
-                else:
-                    a0 = a1 = a2 = a3 = a4 = a5 = 0.0
+            if p < 0:
+                for k in range(uint64(va), uint64(nv)):
                     x = Minv[va, k]
-                Am[i, k, 0] = a0 + s0 * x
-                Am[i, k, 1] = a1 + s1 * x
-                Am[i, k, 2] = a2 + s2 * x
-                Am[i, k, 3] = a3 + s3 * x
-                Am[i, k, 4] = a4 + s4 * x
-                Am[i, k, 5] = a5 + s5 * x
+                    A[0, k] = s0 * x
+                    A[1, k] = s1 * x
+                    A[2, k] = s2 * x
+                    A[3, k] = s3 * x
+                    A[4, k] = s4 * x
+                    A[5, k] = s5 * x
+                continue
+            u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
+            P = Am[p]
+            for k in range(uint64(va), uint64(nv)):
+                a0, a1, a2, a3, a4, a5 = P[0, k], P[1, k], P[2, k], P[3, k], P[4, k], P[5, k]
+                x = Minv[va, k] - dinv * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
+                Minv[va, k] = x
+                A[0, k] = a0 + s0 * x
+                A[1, k] = a1 + s1 * x
+                A[2, k] = a2 + s2 * x
+                A[3, k] = a3 + s3 * x
+                A[4, k] = a4 + s4 * x
+                A[5, k] = a5 + s5 * x
             continue
-        if p >= 0:
-            # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
+        if p >= 0:  # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
+            P = Am[p]
             for e in range(n):
-                column_dots(oU, va + e, Am, p, va, nv, Wk[e])
+                row_dots(oU, va + e, P, va, nv, Wk[e])
             for d in range(n):
                 for e in range(n):
                     c = Dinv[i, d, e]
-                    for k in range(va, nv):
+                    for k in range(uint64(va), uint64(nv)):
                         Minv[va + d, k] -= c * Wk[e, k]
-            for k in range(va, nv):
-                for m in range(6):
-                    Am[i, k, m] = Am[p, k, m]
+            for m in range(6):
+                for k in range(uint64(va), uint64(nv)):
+                    A[m, k] = P[m, k]
         else:
-            for k in range(va, nv):
-                for m in range(6):
-                    Am[i, k, m] = 0.0
-        # Am_i[:, k] += S_i Minv[i, k]
-        for d in range(n):
-            add_column_products(oS, va + d, Minv[va + d], va, nv, Am, i)
+            for m in range(6):
+                for k in range(uint64(va), uint64(nv)):
+                    A[m, k] = 0.0
+        for d in range(n):  # Am_i[:, k] += S_i Minv[i, k]
+            add_outer(oS, va + d, Minv[va + d], va, nv, A)
     for r in range(nv):
         for k in range(r):
             Minv[r, k] = Minv[k, r]
