@@ -15,8 +15,7 @@ import numpy as np
 import scipy.linalg
 
 from ._jit import EntryPoint
-from ._kernels import osim as _ko
-from ._kernels.kinematics import BAD_ARRAY
+from ._kernels import osim as _ko, osim_paths as _kp
 from .data import Data
 from .dynamics import (check_data, check_status, copy_in, coupled, frame_bias_acceleration, frame_jacobian, kernel_array,
                        local_flag, minv, rnea)
@@ -27,7 +26,8 @@ __all__ = ["NodeSet", "node_set", "pack_nodes", "osim_inv", "osim", "OSDynamics"
 
 METHODS = ("jain", "chang_khatib")
 _OSIM_INV = EntryPoint(_ko.osim_inv)  # its arguments always have the same types (soadyn._jit.EntryPoint)
-_NDARRAY, _F64 = np.ndarray, np.dtype(np.float64)
+_NDARRAY, _F64, _EMPTY = np.ndarray, np.dtype(np.float64), np.empty
+_KEY_TYPES = frozenset((tuple, str, int))  # frames hashable as they are
 
 
 class SingularCompliance(ValueError):
@@ -55,23 +55,27 @@ class NodeSet:
     row: np.ndarray  # (n + 1,) int64 row offsets
     rotatable: bool  # every node is a full 6-row or a 3-row point node
     m: int  # rows of Lambda^-1
-    node_int: np.ndarray = None  # [body, dim, row] packed for the kernel (soadyn._kernels.osim.osim_inv)
-    node_float: np.ndarray = None  # [E, r, sel] packed, then kernel scratch for the nodes' world transforms
+    node_int: np.ndarray = None  # [body, dim, row] packed, then kernel scratch (soadyn._kernels.osim.osim_inv)
+    node_float: np.ndarray = None  # [E, r, sel] packed, then kernel scratch (soadyn._kernels.osim.osim_inv)
+    shape: tuple = None  # (m, m), the shape of Lambda^-1
 
     def __post_init__(self):
         node_int, node_float = pack_nodes(self.body, self.E, self.r, self.sel, self.dim, self.row)
         object.__setattr__(self, "node_int", node_int)
         object.__setattr__(self, "node_float", node_float)
+        object.__setattr__(self, "shape", (self.m, self.m))
 
 
 def pack_nodes(body, E, r, sel, dim, row) -> tuple[np.ndarray, np.ndarray]:
     """``(node_int, node_float)``: n nodes as the kernel ``soadyn._kernels.osim.osim_inv`` takes them,
-    ``[body (n), dim (n), row (n + 1)]`` and ``[E (n, 3, 3), r (n, 3), sel (n, 6, 6)]`` followed by the
-    kernel's scratch for the nodes' world transforms (12 n)."""
+    ``[body (n), dim (n), row (n + 1)]`` and ``[E (n, 3, 3), r (n, 3), sel (n, 6, 6)]``, each followed by the
+    kernel's scratch: the nodes' selection kinds and node tree vertices (7 n), their world transforms (12 n)
+    and the compliance between the vertices (36 (2 n - 1) n)."""
     n = len(body)
-    node_int = np.concatenate([np.asarray(body).ravel(), np.asarray(dim).ravel(), np.asarray(row).ravel()])
+    node_int = np.concatenate([np.asarray(body).ravel(), np.asarray(dim).ravel(), np.asarray(row).ravel(),
+                               np.zeros(7 * n, dtype=np.int64)])
     node_float = np.concatenate([np.asarray(E, dtype=np.float64).ravel(), np.asarray(r, dtype=np.float64).ravel(),
-                                 np.asarray(sel, dtype=np.float64).ravel(), np.zeros(12 * n)])
+                                 np.asarray(sel, dtype=np.float64).ravel(), np.zeros(12 * n + 36 * (2 * n - 1) * n)])
     return node_int.astype(np.int64), node_float
 
 
@@ -90,7 +94,7 @@ def node_set(model: Model, data: Data, frames, dims=None) -> NodeSet:
     """The :class:`NodeSet` of ``frames`` (names or indices) with ``dims`` (None: all 6; one value for all;
     or one value per frame), cached on ``data``."""
     try:  # the per-call case first: frames and dims seen before (dims None, an int, or a tuple/list of ints)
-        key = (frames if type(frames) in (tuple, str, int) else tuple(frames),
+        key = (frames if type(frames) in _KEY_TYPES else tuple(frames),
                dims if dims is None or type(dims) is int else tuple(dims))
         cached = data.node_sets.get(key)
     except TypeError:  # selection matrices
@@ -156,26 +160,30 @@ def osim_inv(model: Model, data: Data, q, frames, dims=None, reference: str = "l
         if coupled(model):
             return model.coupled_call("osim_inv", data, q, frames, dims, reference, method)
         check_data(model, data)
-    local = 1 if reference == "local" else local_flag(reference)
-    if method != "jain" and method not in METHODS:
-        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     ns = node_set(model, data, frames, dims)
+    Linv = _EMPTY(ns.shape)
+    if reference == "local" and method == "jain" and type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
+        # the per-call case: q's length and stride are checked by the kernel
+        if not _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                              ns.node_float, Linv):
+            return Linv
+    return _osim_inv_checked(model, data, q, ns, reference, method, Linv)
+
+
+def _osim_inv_checked(model: Model, data: Data, q, ns: NodeSet, reference: str, method: str,
+                      Linv: np.ndarray) -> np.ndarray:
+    """:func:`osim_inv` with every check: the reference and method, q converted, the kernel's status."""
+    local = local_flag(reference)
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     if not local and not ns.rotatable:
         raise ValueError("reference='world_aligned' needs 6-row or 3-row (point) nodes, not custom selections")
-    Linv = np.empty((ns.m, ns.m))
+    q = kernel_array(q, (model.nq,), "q")
     if method == "jain":
-        if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:  # length and stride: checked by the kernel
-            st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
-                                ns.node_float, Linv)
-        else:
-            st = BAD_ARRAY
-        if st == BAD_ARRAY:
-            q = kernel_array(q, (model.nq,), "q")
-            st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
-                                ns.node_float, Linv)
+        st = _OSIM_INV.call(model.model_int, model.model_float, data.data_int, data.data_float, q, ns.node_int,
+                            ns.node_float, Linv)
     else:
-        q = kernel_array(q, (model.nq,), "q")
-        st = _ko.osim_inv_paths(model.model_int, model.model_float, data.data_float, q, ns.node_int, ns.node_float,
+        st = _kp.osim_inv_paths(model.model_int, model.model_float, data.data_float, q, ns.node_int, ns.node_float,
                                 Linv)
     if st:
         check_status(st, model, q)

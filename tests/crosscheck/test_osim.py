@@ -1,8 +1,11 @@
 """Operational space compliance: Jain's recursion and Chang-Khatib's path form against the dense
 ``J M^-1 J^T``, against each other, and against Pinocchio's Delassus matrix."""
 
+import importlib
+
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 import soadyn as sd
 from soadyn.models import ALL_JOINTS, auto_tree
@@ -76,6 +79,59 @@ def test_disjoint_subtrees_are_uncoupled():
     assert np.all(L[:6, 6:] == 0.0)
     assert_close(L[:6, :6], dense_compliance(model, data, model.random_q(3), ["a"], [6]), OSIM_REL, "free body")
 
+
+
+def _forest():
+    """Two trees on the world: ``a`` (a free base; ``a2`` and ``b0`` carry no node and join node-carrying
+    subtrees; a cylindrical and a universal joint on the way) and ``b`` (a spherical base)."""
+    rng = np.random.default_rng(7)
+    b = sd.ModelBuilder("forest")
+
+    def add(name, parent, joint):
+        E = Rotation.from_rotvec(rng.uniform(-1, 1, 3)).as_matrix()
+        b.add_body(name, parent, joint, sd.Transform(E, rng.uniform(-0.3, 0.3, 3)),
+                   sd.Inertia.box(rng.uniform(0.5, 2.0), tuple(rng.uniform(0.05, 0.3, 3))))
+
+    add("a0", "world", sd.joints.Free())
+    add("a1", "a0", sd.joints.Revolute((0, 1.0, 0)))
+    add("a2", "a1", sd.joints.Cylindrical((1.0, 0, 0)))
+    add("a3", "a2", sd.joints.Revolute((0, 0, 1.0)))
+    add("a4", "a3", sd.joints.Prismatic((0, 1.0, 0)))
+    add("a5", "a2", sd.joints.Universal())
+    add("a6", "a5", sd.joints.Revolute((1.0, 0, 0)))
+    add("a7", "a0", sd.joints.Revolute((0, 0, 1.0)))
+    add("b0", "world", sd.joints.Spherical())
+    add("b1", "b0", sd.joints.Revolute((0, 1.0, 0)))
+    add("b2", "b0", sd.joints.Revolute((1.0, 0, 0)))
+    b.add_frame("a4_tool", "a4", sd.Transform(np.eye(3), (0.1, -0.2, 0.05)))
+    return b.finalize()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_node_tree_reads_only_what_it_computes(seed):
+    """Jain's passes keep their vertex compliances and node tree in the node set's scratch, and compute only
+    the vertex pairs that the node pairs need: with the scratch filled with NaN (and nonsense indices) before
+    the call, Lambda^-1 of nodes on a forest (vertices without a node, two world roots, two nodes on one body,
+    6-D, point and general selections) is finite and matches the dense J M^-1 J^T and the path walks."""
+    osim_mod = importlib.import_module("soadyn.osim")
+    model = _forest()
+    data = model.data()
+    q = model.random_q(seed)
+    frames = ["a4", "a6", "a7", "b1", "b2", "a4_tool", "a1"]
+    dims = [6, 3, np.array([[0, 0, 1.0, 0, 0, 0], [0, 0, 0, 0.6, 0.8, 0]]), 6, 3, 6, 6]
+    ns = osim_mod.node_set(model, data, frames, dims)
+    n = len(frames)
+    ns.node_int[3 * n + 1:] = 10 ** 6
+    ns.node_float[48 * n:] = np.nan
+    L = osim_inv(model, data, q, frames, dims)
+    ref = dense_compliance(model, data, q, frames, dims)
+    assert np.all(np.isfinite(L))
+    assert_close(L, ref, OSIM_REL, "Lambda^-1 on a forest", scale=np.abs(ref).max())
+    assert np.array_equal(L, L.T)
+    a_rows, b_rows = np.r_[0:11, 20:32], np.r_[11:20]  # b1, b2 against the nodes of tree a
+    assert np.all(L[np.ix_(a_rows, b_rows)] == 0.0)
+    Lb = osim_inv(model, data, q, frames, dims, method="chang_khatib")
+    assert_close(L, Lb, ALGORITHMS, "Jain vs Chang-Khatib on a forest", scale=np.abs(ref).max())
 
 def test_chain_cost_is_linear_in_bodies():
     """Upsilon is needed only on the paths to the nodes: nodes near the root cost nothing below them.

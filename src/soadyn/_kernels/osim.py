@@ -16,13 +16,12 @@ Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
 import numpy as np
 
 from .._jit import inline_jit, jit, view
-from .articulated import articulated_inertias, articulated_world
+from .articulated import articulated_world
 from .frames import frame_world_pose
 from .joints import OK, check_q
 from .kinematics import BAD_ARRAY, tree_positions, vector_ready, world_inertias, world_poses, world_subspaces
-from .layout import (NB, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, PSI, SCRATCH, UPS, data_aba, data_kinematics, data_world,
-                     dfield, dint, model_extras, model_tree)
-from .spatial import add_XAXt, transpose6, xforce_T_add, xmotion
+from .layout import NQ, SCRATCH, data_aba, data_kinematics, data_nodes, data_world, dfield, model_tree
+from .spatial import add_XAXt, xmotion
 
 
 @jit
@@ -135,52 +134,123 @@ def taubar_left(S, U, Dinv, va, n, M, out, w):
 
 
 @jit
-def node_maps(node_E, node_r, node_sel, node_dim, B, y):
-    """``B[a] = X_a^T Sel_a^T`` (6 x d_a, in the first d_a columns): the node's selected force directions
-    as body-frame forces (Jain 2014 Eq. 61's pick-off operator). ``y`` (6,) scratch."""
-    for a in range(node_E.shape[0]):
-        for d in range(node_dim[a]):
-            y[:] = 0.0
-            xforce_T_add(node_E[a], node_r[a], node_sel[a, d], y)
-            for m in range(6):
-                B[a, m, d] = y[m]
+def row_selections(sel, dim, first):
+    """``first[a] = k`` where node ``a`` selects the rows ``k .. k + d_a - 1`` of the identity (a 6-D node, a
+    point node's linear rows), else -1 (a general selection)."""
+    for a in range(sel.shape[0]):
+        d = dim[a]
+        first[a] = -1
+        for k in range(7 - d):
+            same = True
+            for e in range(d):
+                for m in range(6):
+                    if sel[a, e, m] != (1.0 if m == k + e else 0.0):
+                        same = False
+                        break
+                if not same:
+                    break
+            if same:
+                first[a] = k
+                break
 
 
-@jit
-def node_block(Om, va, vb, transpose, B, a, da, b, db, Linv, ra, rb, tmp):
-    """Linv[ra:ra+da, rb:rb+db] = B_a^T Om_vb B_b with ``Om_vb = Om[va, vb]`` (its transpose if
-    ``transpose``), and the mirrored block. Whole arrays and indices: no sub-array views per pair."""
-    for e in range(db):
+@inline_jit
+def transform12(E, r, a):
+    """The motion transform ``(E[a], r[a])`` as 12 scalars (``E`` row by row, then ``r``), for
+    :func:`xmotion12`."""
+    return (E[a, 0, 0], E[a, 0, 1], E[a, 0, 2], E[a, 1, 0], E[a, 1, 1], E[a, 1, 2], E[a, 2, 0], E[a, 2, 1],
+            E[a, 2, 2], r[a, 0], r[a, 1], r[a, 2])
+
+
+@inline_jit
+def xmotion12(X, w0, w1, w2, v0, v1, v2):
+    """``X [w; v]`` (:func:`soadyn._kernels.spatial.xmotion`) in registers, ``X`` from :func:`transform12`:
+    ``w' = E w``, ``v' = E (v - r x w)``."""
+    u0 = v0 - (X[10] * w2 - X[11] * w1)
+    u1 = v1 - (X[11] * w0 - X[9] * w2)
+    u2 = v2 - (X[9] * w1 - X[10] * w0)
+    return (X[0] * w0 + X[1] * w1 + X[2] * w2, X[3] * w0 + X[4] * w1 + X[5] * w2, X[6] * w0 + X[7] * w1 + X[8] * w2,
+            X[0] * u0 + X[1] * u1 + X[2] * u2, X[3] * u0 + X[4] * u1 + X[5] * u2, X[6] * u0 + X[7] * u1 + X[8] * u2)
+
+
+@inline_jit
+def node_block(Om, k, transpose, E, r, sel, first, a, da, b, db, Linv, ra, rb, Z):
+    """Linv[ra:ra+da, rb:rb+db] = Sel_a X_a Om_k X_b^T Sel_b^T and the mirrored block, ``Om_k = Om[k]`` (its
+    transpose if ``transpose``), ``X_a = (E[a], r[a])`` the node's motion transform (Jain 2014 Eq. 64 with the
+    pick-off ``B_a = X_a^T Sel_a^T``): the transforms as a rotation and a shift in registers (24 products a
+    6-vector, :func:`xmotion12`); two 6-D nodes' block goes to ``Linv`` from the registers, a selection of
+    identity rows (:func:`row_selections`) is a copy. ``Z`` (12, 6) scratch. Whole arrays and indices: no
+    sub-array views per pair."""
+    Xb = transform12(E, r, b)
+    for m in range(6):  # Z = Om_k X_b^T: row m of Z = X_b (row m of Om_k)
+        if transpose:
+            z0, z1, z2, z3, z4, z5 = xmotion12(Xb, Om[k, 0, m], Om[k, 1, m], Om[k, 2, m], Om[k, 3, m], Om[k, 4, m],
+                                               Om[k, 5, m])
+        else:
+            z0, z1, z2, z3, z4, z5 = xmotion12(Xb, Om[k, m, 0], Om[k, m, 1], Om[k, m, 2], Om[k, m, 3], Om[k, m, 4],
+                                               Om[k, m, 5])
+        Z[m, 0], Z[m, 1], Z[m, 2], Z[m, 3], Z[m, 4], Z[m, 5] = z0, z1, z2, z3, z4, z5
+    Xa = transform12(E, r, a)
+    fa, fb = first[a], first[b]
+    if fa == 0 and fb == 0 and da == 6 and db == 6:  # two 6-D nodes: column l of X_a Z is the block's
+        for l in range(6):
+            c0, c1, c2, c3, c4, c5 = xmotion12(Xa, Z[0, l], Z[1, l], Z[2, l], Z[3, l], Z[4, l], Z[5, l])
+            Linv[ra, rb + l], Linv[ra + 1, rb + l], Linv[ra + 2, rb + l] = c0, c1, c2
+            Linv[ra + 3, rb + l], Linv[ra + 4, rb + l], Linv[ra + 5, rb + l] = c3, c4, c5
+            Linv[rb + l, ra], Linv[rb + l, ra + 1], Linv[rb + l, ra + 2] = c0, c1, c2
+            Linv[rb + l, ra + 3], Linv[rb + l, ra + 4], Linv[rb + l, ra + 5] = c3, c4, c5
+        return
+    C = Z[6:]
+    for l in range(6):  # C = X_a Z, column by column
+        c0, c1, c2, c3, c4, c5 = xmotion12(Xa, Z[0, l], Z[1, l], Z[2, l], Z[3, l], Z[4, l], Z[5, l])
+        C[0, l], C[1, l], C[2, l], C[3, l], C[4, l], C[5, l] = c0, c1, c2, c3, c4, c5
+    if fa >= 0 and fb >= 0:
+        for d in range(da):
+            for e in range(db):
+                s = C[fa + d, fb + e]
+                Linv[ra + d, rb + e] = s
+                Linv[rb + e, ra + d] = s
+        return
+    for e in range(db):  # Z[:, e] = C Sel_b^T, then Sel_a Z
         for m in range(6):
             s = 0.0
             for l in range(6):
-                s += (Om[va, vb, l, m] if transpose else Om[va, vb, m, l]) * B[b, l, e]
-            tmp[m] = s
-        for d in range(da):
+                s += C[m, l] * sel[b, e, l]
+            Z[m, e] = s
+    for d in range(da):
+        for e in range(db):
             s = 0.0
             for m in range(6):
-                s += B[a, m, d] * tmp[m]
+                s += sel[a, d, m] * Z[m, e]
             Linv[ra + d, rb + e] = s
             Linv[rb + e, ra + d] = s
 
 
 @inline_jit
 def node_fields(node_int, node_float):
-    """``(node_body, node_dim, node_row, node_E, node_r, node_sel, wE, wr)``: the nodes of ``soadyn.osim.NodeSet``
-    as views of its two buffers (their layout: :func:`osim_inv`)."""
-    nn = (node_int.shape[0] - 1) // 3
+    """``(node_body, node_dim, node_row, node_first, vert_body, vert_root, vert_end, node_E, node_r, node_sel, wE,
+    wr, Om)``: the nodes of ``soadyn.osim.NodeSet`` and their kernel scratch as views of its two buffers (their
+    layout: :func:`osim_inv`)."""
+    nn = (node_int.shape[0] - 1) // 10
     return (view(node_int, 0, nn), view(node_int, nn, nn), view(node_int, 2 * nn, nn + 1),
+            view(node_int, 3 * nn + 1, nn), view(node_int, 4 * nn + 1, 2 * nn), view(node_int, 6 * nn + 1, 2 * nn),
+            view(node_int, 8 * nn + 1, 2 * nn),
             view(node_float, 0, (nn, 3, 3)), view(node_float, 9 * nn, (nn, 3)), view(node_float, 12 * nn, (nn, 6, 6)),
-            view(node_float, 48 * nn, (nn, 3, 3)), view(node_float, 57 * nn, (nn, 3)))
+            view(node_float, 48 * nn, (nn, 3, 3)), view(node_float, 57 * nn, (nn, 3)),
+            view(node_float, 60 * nn, ((2 * nn - 1) * nn, 6, 6)))
 
 
 @jit
 def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_float, Linv):
-    """Lambda^-1 of ``nn`` nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69): kinematics, then
-    :func:`node_compliance` with the nodes' world transforms ``^aX_0 = (R_a^T, p_a)``. Also fills the world
-    poses ``Data.oR, op``. The nodes (``soadyn.osim.NodeSet``): ``node_int = [node_body (nn), node_dim (nn),
-    node_row (nn + 1)]``, ``node_float = [node_E (nn, 3, 3), node_r (nn, 3), node_sel (nn, 6, 6), then
-    scratch wE (nn, 3, 3), wr (nn, 3)]``. Output ``Linv`` (m, m)."""
+    """Lambda^-1 of ``nn`` nodes in O(N + n_c^2) (Jain 2014 Appendix, Eqs. 64-69), the passes of
+    :func:`node_compliance` in world coordinates (``psi_i = taubar_i``) without allocating: kinematics and the
+    nodes' world transforms ``^aX_0 = (R_a^T, p_a)``, the world-frame articulated inertias, then
+    pass 1 :func:`node_tree`, pass 2 :func:`vertex_upsilons`, pass 3 :func:`vertex_omegas` and the node
+    blocks :func:`node_block` of the node pairs with a common root. Also fills the world poses ``Data.oR,
+    op``. The nodes (``soadyn.osim.NodeSet``): ``node_int = [node_body (nn), node_dim (nn), node_row (nn + 1),
+    then scratch node_first (nn), vert_body, vert_root, vert_end (2 nn each)]``, ``node_float = [node_E (nn, 3, 3),
+    node_r (nn, 3), node_sel (nn, 6, 6), then scratch wE (nn, 3, 3), wr (nn, 3), Om ((2 nn - 1) nn, 6, 6)]``
+    (at most ``2 nn - 1`` vertices). Output ``Linv`` (m, m)."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     if not vector_ready(q, model_int[NQ]):
@@ -188,18 +258,15 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
     st = check_q(jnt_type, jnt_qadr, q)
     if st != OK:
         return st
-    nb = model_int[NB]
-    node_body, node_dim, node_row, node_E, node_r, node_sel, wE, wr = node_fields(node_int, node_float)
+    (node_body, node_dim, node_row, node_first, vert_body, vert_root, vert_end, node_E, node_r, node_sel, wE, wr,
+     Om) = node_fields(node_int, node_float)
     nn = node_body.shape[0]
     X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
     oS, oI, oIA, oU = data_world(model_int, data_float)
     IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
-    Ups = dfield(model_int, data_float, UPS, (nb, 6, 6))
-    Psi = dfield(model_int, data_float, PSI, (nb, 6, 6))
-    node_count = dint(model_int, data_int, NODE_COUNT, nb)
-    node_cpar = dint(model_int, data_int, NODE_CPAR, nb)
-    node_vid = dint(model_int, data_int, NODE_VID, nb)
-    R = dfield(model_int, data_float, SCRATCH, (4, 6, 6))[0, :3, :3]
+    cnt, cpar, vid, Ups, W = data_nodes(model_int, data_float, data_int)
+    scratch = dfield(model_int, data_float, SCRATCH, 144)
+    G, y, Z, R = view(scratch, 0, (18, 6)), view(scratch, 108, 6), view(scratch, 0, (12, 6)), view(scratch, 0, (3, 3))
     tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                    body_Xtree_r, dof_S, q, X_E, X_r, S)
     world_poses(body_parent, X_E, X_r, oR, op)
@@ -208,8 +275,185 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
         for m in range(3):
             for l in range(3):
                 wE[k, m, l] = R[l, m]
-    return node_compliance(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, S, oR, op, oS, oI, oIA, oU, D, Dinv, node_count,
-                           node_cpar, node_vid, Ups, Psi, node_body, wE, wr, node_sel, node_dim, node_row, Linv)
+    world_subspaces(body_parent, jnt_vadr, jnt_nv, S, oR, op, oS)
+    world_inertias(body_I, oR, op, oI)
+    st = articulated_world(body_parent, jnt_vadr, jnt_nv, dof_armature, oI, oS, oIA, oU, D, Dinv, G)
+    if st != OK:
+        return st
+    nvert = node_tree(body_parent, node_body, cnt, cpar, vid, vert_body, vert_root, vert_end)
+    vertex_upsilons(body_parent, jnt_vadr, jnt_nv, oS, oU, Dinv, cnt, cpar, Ups, W, G, y)
+    vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om)
+    row_selections(node_sel, node_dim, node_first)
+    for a in range(nn):
+        x = vid[node_body[a]]
+        for b in range(a + 1):
+            w = vid[node_body[b]]
+            if vert_root[x] != vert_root[w]:  # uncoupled
+                for d in range(node_dim[a]):
+                    for e in range(node_dim[b]):
+                        Linv[node_row[a] + d, node_row[b] + e] = 0.0
+                        Linv[node_row[b] + e, node_row[a] + d] = 0.0
+                continue
+            k = x * (x + 1) // 2 + w if x >= w else w * (w + 1) // 2 + x
+            node_block(Om, k, x < w, wE, wr, node_sel, node_first, a, node_dim[a], b, node_dim[b], Linv, node_row[a],
+                       node_row[b], Z)
+    return OK
+
+
+@jit
+def node_tree(parent, node_body, cnt, cpar, vid, vert_body, vert_root, vert_end):
+    """Pass 1 of :func:`osim_inv`: the node tree. Leaves to root: ``cnt[i]`` the nodes in the subtree of ``i``;
+    root to leaves: the vertices (a body with a node, or where two node-carrying subtrees meet) numbered in
+    preorder, ``vid[i]`` (-1: none), ``vert_body[x]``; over the bodies with nodes below, ``cpar[i]`` the
+    nearest vertex ancestor (-1: none) and ``vert_root[x]`` the vertex at the root of ``x``'s subtree of the
+    world. ``vert_end[y]``: the vertices ``x > y`` whose ``Omega(x, y)`` :func:`vertex_omegas` needs are those
+    below ``vert_end[y]``: every one for a node's vertex (``nb``), for a vertex without a node (where subtrees
+    meet) those of its subtree outside its last child's (the first vertex of the last child), as Eq. 69 reads
+    ``Omega(y, c)`` only through ``Omega(x, y) = W(x) Omega(y, c)^T`` for ``x`` in a later child of ``c``.
+    Returns the number of vertices."""
+    nb = parent.shape[0]
+    for i in range(nb):
+        cnt[i] = 0
+        vid[i] = 0  # here: 1 if a node is on the body, plus 2 per node-carrying child
+    for k in range(node_body.shape[0]):
+        cnt[node_body[k]] += 1
+        vid[node_body[k]] = 1
+    for i in range(nb - 1, -1, -1):
+        p = parent[i]
+        if p >= 0 and cnt[i] > 0:
+            cnt[p] += cnt[i]
+            vid[p] += 2
+    nvert = 0
+    for i in range(nb):
+        if cnt[i] == 0:
+            vid[i] = -1
+            continue
+        p = parent[i]
+        c = -1 if p < 0 else (p if vid[p] >= 0 else cpar[p])
+        cpar[i] = c
+        own = vid[i] & 1
+        if own or vid[i] >= 4:
+            vid[i] = nvert
+            vert_body[nvert] = i
+            vert_root[nvert] = nvert if c < 0 else vert_root[vid[c]]
+            vert_end[nvert] = nb if own else 0
+            if c >= 0 and vert_end[vid[c]] < nb:
+                vert_end[vid[c]] = nvert
+            nvert += 1
+        else:
+            vid[i] = -1
+    return nvert
+
+
+@inline_jit
+def upsilon_one_dof(S, U, dinv, va, i, p, Ups, t):
+    """``Ups[i] = taubar Ups[p] taubar^T + s d^-1 s^T`` (Eq. 68 in world coordinates) for a one-dof joint below
+    a body: with ``taubar = 1 - s g^T``, ``g = u d^-1``, ``t = Ups[p] g``: ``Ups[p] - s t^T - t s^T + (g . t +
+    d^-1) s s^T`` (:func:`taubar_congruence` in registers). ``t`` (6,) scratch."""
+    beta = dinv
+    for m in range(6):
+        s = 0.0
+        for l in range(6):
+            s += Ups[p, m, l] * U[va, l]
+        t[m] = s * dinv
+        beta += t[m] * U[va, m] * dinv
+    for m in range(6):
+        sm, tm = S[va, m], t[m]
+        for l in range(m, 6):
+            x = Ups[p, m, l] - sm * t[l] - tm * S[va, l] + beta * sm * S[va, l]
+            Ups[i, m, l] = x
+            Ups[i, l, m] = x
+
+
+@inline_jit
+def propagator_one_dof(S, U, dinv, va, i, p, start, W, h):
+    """``W[i] = taubar W[p]`` (``start``: ``taubar`` itself) for a one-dof joint, ``taubar = 1 - s (u d^-1)^T``
+    (:func:`taubar_left` in registers). ``h`` (6,) scratch."""
+    if start:
+        for m in range(6):
+            sm = S[va, m]
+            for l in range(6):
+                W[i, m, l] = (1.0 if m == l else 0.0) - sm * (U[va, l] * dinv)
+        return
+    for l in range(6):
+        s = 0.0
+        for m in range(6):
+            s += U[va, m] * W[p, m, l]
+        h[l] = dinv * s
+    for m in range(6):
+        sm = S[va, m]
+        for l in range(6):
+            W[i, m, l] = W[p, m, l] - sm * h[l]
+
+
+@jit
+def vertex_upsilons(parent, vadr, jnv, S, U, Dinv, cnt, cpar, Ups, W, G, y):
+    """Pass 2 of :func:`osim_inv`, root to leaves over the bodies with nodes below, in world coordinates:
+    ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T + S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) =
+    Psi(i, cpar(i))``; one-dof joints in registers (:func:`upsilon_one_dof`, :func:`propagator_one_dof`).
+    ``G`` (18, 6), ``y`` (6,) scratch."""
+    for i in range(parent.shape[0]):
+        if cnt[i] == 0:
+            continue
+        p = parent[i]
+        n = jnv[i]
+        va = vadr[i]
+        if p < 0:  # Upsilon(p) = 0
+            root_upsilon(S, Dinv, i, va, n, Ups, G)
+        elif n == 1:
+            upsilon_one_dof(S, U, Dinv[i, 0, 0], va, i, p, Ups, y)
+        else:
+            for m in range(6):
+                for l in range(6):
+                    Ups[i, m, l] = Ups[p, m, l]
+            taubar_congruence(S, U, Dinv[i], va, n, Ups[i], G)
+        c = cpar[i]
+        if c < 0:
+            continue
+        if n == 1:
+            propagator_one_dof(S, U, Dinv[i, 0, 0], va, i, p, p == c, W, y)
+            continue
+        for m in range(6):
+            for l in range(6):
+                W[i, m, l] = (1.0 if m == l else 0.0) if p == c else W[p, m, l]
+        taubar_left(S, U, Dinv[i], va, n, W[i], W[i], y)
+
+
+@jit
+def vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om):
+    """Pass 3 of :func:`osim_inv`, vertex pairs in preorder: ``Omega(x, x) = Upsilon(v)`` and, for ``y < x``
+    with the same root, ``Omega(x, y) = W(v) Omega(cpar(v), y)`` (Eq. 69; ``v`` the body of ``x``), the lower
+    triangle packed: ``Omega(x, y) = Om[x (x + 1) / 2 + y]``. Only the pairs that the node pairs need
+    (``x < vert_end[y]``, :func:`node_tree`): pairs of different roots do not couple."""
+    for x in range(nvert):
+        v = vert_body[x]
+        o = x * (x + 1) // 2
+        for m in range(6):
+            for l in range(6):
+                Om[o + x, m, l] = Ups[v, m, l]
+        c = cpar[v]
+        if c < 0:
+            continue
+        ic = vid[c]
+        for y in range(x):
+            if vert_root[y] != vert_root[x] or x >= vert_end[y]:
+                continue
+            if ic < y:  # Omega(ic, y) = Omega(y, ic)^T
+                k = y * (y + 1) // 2 + ic
+                for m in range(6):
+                    for l in range(6):
+                        s = 0.0
+                        for j in range(6):
+                            s += W[v, m, j] * Om[k, l, j]
+                        Om[o + y, m, l] = s
+                continue
+            k = ic * (ic + 1) // 2 + y
+            for m in range(6):
+                for l in range(6):
+                    s = 0.0
+                    for j in range(6):
+                        s += W[v, m, j] * Om[k, j, l]
+                    Om[o + y, m, l] = s
 
 
 @jit
@@ -319,13 +563,13 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
     ``B_a = ^aX_0^T Sel_a^T``.
     ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
     nn = node_body.shape[0]
-    y = np.empty(6)
     st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
                                       vid, Ups, W, node_body)
     if st != OK:
         return st
-    B = np.empty((nn, 6, 6))
-    node_maps(wE, wr, node_sel, node_dim, B, y)
+    first = np.empty(nn, dtype=np.int64)
+    Z = np.empty((12, 6))
+    row_selections(node_sel, node_dim, first)
     Linv[:, :] = 0.0
     for a in range(nn):
         va_ = vid[node_body[a]]
@@ -334,86 +578,9 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
             if vroot[va_] != vroot[vb_]:
                 continue
             if va_ >= vb_:
-                node_block(Om, va_, vb_, False, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
+                node_block(Om[va_], vb_, False, wE, wr, node_sel, first, a, node_dim[a], b, node_dim[b], Linv,
+                           node_row[a], node_row[b], Z)
             else:
-                node_block(Om, vb_, va_, True, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
-    return OK
-
-
-@jit
-def path_from(parent, h, k, path):
-    """The bodies from ``k`` up to (not including) its ancestor ``h``, into ``path``; returns their count."""
-    n = 0
-    while k != h:
-        path[n] = k
-        n += 1
-        k = parent[k]
-    return n
-
-
-@jit
-def osim_inv_paths(model_int, model_float, data_float, q, node_int, node_float, Linv):
-    """Lambda^-1 by Chang-Khatib 2000 Table 1: step 3 (outward ``Omega_ii``, here for every body), step 4
-    (for each node pair, from the nearest common ancestor ``h``: ``Omega_{h,j}`` walked out to ``b_b`` by
-    ``Omega_{h,k} = Omega_{h,p} L_k``, then ``Omega_{k,j} = L_k^T Omega_{p,j}`` walked out to ``b_a``), step 5
-    (node transforms). O(n m^2): the cross-check for :func:`osim_inv`, with its arguments (``data_int`` aside)."""
-    (parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, I, S0,
-     armature) = model_tree(model_int, model_float)
-    if not vector_ready(q, model_int[NQ]):
-        return BAD_ARRAY
-    st = check_q(jtype, qadr, q)
-    if st != OK:
-        return st
-    subtree_end = model_extras(model_int, model_float)[0]
-    nb = model_int[NB]
-    node_body, node_dim, node_row, node_E, node_r, node_sel = node_fields(node_int, node_float)[:6]
-    nn = node_body.shape[0]
-    X_E, X_r, S, v, c, oR, op = data_kinematics(model_int, data_float)
-    IA, pA, U, D, Dinv, u, a = data_aba(model_int, data_float)
-    Ups = dfield(model_int, data_float, UPS, (nb, 6, 6))
-    T = np.empty((4, 6, 6))
-    Oh = np.empty((1, 1, 6, 6))
-    O = Oh[0, 0]  # Omega(ba, bb) of the pair
-    y = np.empty(6)
-    w = np.empty(6)
-    G = np.empty((18, 6))
-    path = np.empty(nb, dtype=np.int64)
-    tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
-    world_poses(parent, X_E, X_r, oR, op)
-    st = articulated_inertias(parent, vadr, jnv, armature, I, X_E, X_r, S, IA, U, D, Dinv, T[0], T[1])
-    if st != OK:
-        return st
-    for i in range(nb):
-        p = parent[i]
-        if p < 0:
-            O[:] = 0.0
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], O, Ups[i], G)
-        else:
-            upsilon_step(X_E[i], X_r[i], S, U, Dinv[i], vadr[i], jnv[i], Ups[p], Ups[i], G)
-    B = np.empty((nn, 6, 6))
-    node_maps(node_E, node_r, node_sel, node_dim, B, y)
-    for a in range(nn):
-        ba = node_body[a]
-        for b in range(a + 1):
-            bb = node_body[b]
-            h = ba  # nearest common ancestor: depth-first ranges
-            while h >= 0 and not (h <= bb < subtree_end[h]):
-                h = parent[h]
-            if h < 0:
-                O[:] = 0.0
-            else:
-                O[:] = Ups[h]
-                # Omega(h, bb): walk out from h to bb, Omega(h, k) = Omega(h, p) psi_k^T = (psi_k Omega(p, h))^T
-                npath = path_from(parent, h, bb, path)
-                for s in range(npath - 1, -1, -1):
-                    k = path[s]
-                    transpose6(O)
-                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], O, O, y, w)
-                    transpose6(O)
-                # Omega(k, bb) = psi_k Omega(p, bb), walked out from h to ba
-                npath = path_from(parent, h, ba, path)
-                for s in range(npath - 1, -1, -1):
-                    k = path[s]
-                    psi_left(X_E[k], X_r[k], S, U, Dinv[k], vadr[k], jnv[k], O, O, y, w)
-            node_block(Oh, 0, 0, False, B, a, node_dim[a], b, node_dim[b], Linv, node_row[a], node_row[b], y)
+                node_block(Om[vb_], va_, True, wE, wr, node_sel, first, a, node_dim[a], b, node_dim[b], Linv,
+                           node_row[a], node_row[b], Z)
     return OK
