@@ -438,22 +438,35 @@ def vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om):
         for y in range(x):
             if vert_root[y] != vert_root[x] or x >= vert_end[y]:
                 continue
+            # row m of Omega(x, y) = sum over j of W(v)[m, j] (row j of Omega(ic, y)), six sums in registers
             if ic < y:  # Omega(ic, y) = Omega(y, ic)^T
                 k = y * (y + 1) // 2 + ic
                 for m in range(6):
-                    for l in range(6):
-                        s = 0.0
-                        for j in range(6):
-                            s += W[v, m, j] * Om[k, l, j]
-                        Om[o + y, m, l] = s
+                    s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+                    for j in range(6):
+                        w = W[v, m, j]
+                        s0 += w * Om[k, 0, j]
+                        s1 += w * Om[k, 1, j]
+                        s2 += w * Om[k, 2, j]
+                        s3 += w * Om[k, 3, j]
+                        s4 += w * Om[k, 4, j]
+                        s5 += w * Om[k, 5, j]
+                    Om[o + y, m, 0], Om[o + y, m, 1], Om[o + y, m, 2] = s0, s1, s2
+                    Om[o + y, m, 3], Om[o + y, m, 4], Om[o + y, m, 5] = s3, s4, s5
                 continue
             k = ic * (ic + 1) // 2 + y
             for m in range(6):
-                for l in range(6):
-                    s = 0.0
-                    for j in range(6):
-                        s += W[v, m, j] * Om[k, j, l]
-                    Om[o + y, m, l] = s
+                s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+                for j in range(6):
+                    w = W[v, m, j]
+                    s0 += w * Om[k, j, 0]
+                    s1 += w * Om[k, j, 1]
+                    s2 += w * Om[k, j, 2]
+                    s3 += w * Om[k, j, 3]
+                    s4 += w * Om[k, j, 4]
+                    s5 += w * Om[k, j, 5]
+                Om[o + y, m, 0], Om[o + y, m, 1], Om[o + y, m, 2] = s0, s1, s2
+                Om[o + y, m, 3], Om[o + y, m, 4], Om[o + y, m, 5] = s3, s4, s5
 
 
 @jit
