@@ -2,6 +2,9 @@
 ``J M^-1 J^T``, against each other, and against Pinocchio's Delassus matrix."""
 
 import importlib
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -132,6 +135,30 @@ def test_node_tree_reads_only_what_it_computes(seed):
     assert np.all(L[np.ix_(a_rows, b_rows)] == 0.0)
     Lb = osim_inv(model, data, q, frames, dims, method="chang_khatib")
     assert_close(L, Lb, ALGORITHMS, "Jain vs Chang-Khatib on a forest", scale=np.abs(ref).max())
+
+
+ALLOCATIONS = """
+import numpy as np
+from numba.core.runtime import rtsys
+import soadyn as sd
+model = sd.models.auto_tree(12, branching=2.0, seed=3)
+data = model.data()
+q = model.random_q(0)
+frames = ["tip11", "tip5", "tip8", "body0"]
+sd.osim_inv(model, data, q, frames, [6, 3, 6, 6])
+before = rtsys.get_allocation_stats().alloc
+for _ in range(10):
+    sd.osim_inv(model, data, q, frames, [6, 3, 6, 6])
+print((rtsys.get_allocation_stats().alloc - before) / 10)
+"""
+
+
+def test_osim_inv_allocates_no_array_of_its_own():
+    """numba's allocation count per call of osim_inv is at most one per array argument (the unboxing of the
+    eight arguments): the kernel's scratch comes from Data and the node set."""
+    env = dict(os.environ, NUMBA_NRT_STATS="1")
+    out = subprocess.run([sys.executable, "-c", ALLOCATIONS], env=env, capture_output=True, text=True, check=True)
+    assert float(out.stdout.split()[-1]) <= 8
 
 def test_chain_cost_is_linear_in_bodies():
     """Upsilon is needed only on the paths to the nodes: nodes near the root cost nothing below them.
