@@ -5,7 +5,7 @@ World poses are stored as ``oR[i]`` (orientation of body i in the world, body ->
 ``frame_E`` maps body coordinates to frame coordinates, ``frame_r`` is the frame origin in the body.
 """
 
-from .._jit import inline_jit, jit
+from .._jit import borrow, inline_jit, jit
 from .joints import OK, check_q, unit_subspace
 from .kinematics import (BAD_ARRAY, check_state, positions_pass, tree_positions, tree_velocities, vector_ready,
                          world_poses, world_poses_pass)
@@ -115,6 +115,8 @@ def frame_jacobian(model_int, model_float, data_float, q, frame, local):
     world pose. Only the frame's body and its ancestors are moved (:func:`kinematics.positions_pass`), as
     Pinocchio's frame Jacobian visits only the frame's support: ``Data.X_E, X_r, oR, op`` of other bodies
     keep their values."""
+    # arguments borrowed (soadyn._jit.borrow): the passes update no reference count for them
+    model_int, model_float, data_float, q = borrow(model_int), borrow(model_float), borrow(data_float), borrow(q)
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     if not vector_ready(q, model_int[NQ]):

@@ -88,11 +88,11 @@ def joint_body_transform(i, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q
         universal_subspace(axis[i], axis2[i], q, k, vadr[i], S)
 
 
-@jit
+@inline_jit
 def tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S):
-    """Pass: root to leaves. Body transforms ``^iX_p`` of all bodies (:func:`positions_pass`). ``S`` holds the
-    model's constant motion subspaces (``Data`` starts from them); only UNIVERSAL rows depend on ``q`` and
-    are updated."""
+    """Pass: root to leaves. Body transforms ``^iX_p`` of all bodies (:func:`positions_pass`, inlined as it
+    is). ``S`` holds the model's constant motion subspaces (``Data`` starts from them); only UNIVERSAL rows
+    depend on ``q`` and are updated."""
     positions_pass(-1, parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, q, X_E, X_r, S)
 
 
@@ -193,9 +193,9 @@ def world_poses_pass(b, subtree_end, parent, X_E, X_r, oR, op):
                     oR[i, m, n] = oR[p, m, 0] * E[n, 0] + oR[p, m, 1] * E[n, 1] + oR[p, m, 2] * E[n, 2]
 
 
-@jit
+@inline_jit
 def world_poses(parent, X_E, X_r, oR, op):
-    """Pass: root to leaves. World poses of all bodies (:func:`world_poses_pass`)."""
+    """Pass: root to leaves. World poses of all bodies (:func:`world_poses_pass`, inlined as it is)."""
     world_poses_pass(-1, parent, parent, X_E, X_r, oR, op)
 
 

@@ -11,7 +11,7 @@ instead of raising. Inputs are the caller's arrays, never copied. Bodies are in 
 
 from numba import uint64
 
-from .._jit import jit
+from .._jit import borrow, jit
 from .articulated import aba_core, articulated_world
 from .joints import NOT_FINITE, OK, all_finite, check_q
 from .kinematics import (BAD_ARRAY, check_inputs, tree_positions, tree_velocities, vector_ready, vectors_ready,
@@ -228,6 +228,8 @@ def minv(model_int, model_float, data_float, q):
     ``Fm[0]``, as in Pinocchio's computeMinverse: the columns ``sub(i)`` of ``Fm_i`` are read only while
     ``i`` is visited, and the subtrees of siblings are disjoint; ``Data.Wk`` (6, nv): projections of the
     unit-torque forces and accelerations on a body's dofs. Output ``Data.Minv`` (nv, nv)."""
+    # arguments borrowed (soadyn._jit.borrow): the passes update no reference count for them
+    model_int, model_float, data_float, q = borrow(model_int), borrow(model_float), borrow(data_float), borrow(q)
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     if not vector_ready(q, model_int[NQ]):
