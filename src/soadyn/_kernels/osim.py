@@ -15,7 +15,7 @@ Sel_b^T`` (Jain 2014 Eq. 64, ``B* Omega B``).
 
 import numpy as np
 
-from .._jit import inline_jit, jit, view
+from .._jit import borrow, inline_jit, jit, view
 from .articulated import articulated_world
 from .frames import frame_world_pose
 from .joints import OK, check_q
@@ -251,6 +251,7 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
     then scratch node_first (nn), vert_body, vert_root, vert_end (2 nn each)]``, ``node_float = [node_E (nn, 3, 3),
     node_r (nn, 3), node_sel (nn, 6, 6), then scratch wE (nn, 3, 3), wr (nn, 3), Om ((2 nn - 1) nn, 6, 6)]``
     (at most ``2 nn - 1`` vertices). Output ``Linv`` (m, m)."""
+    q, Linv = borrow(q), borrow(Linv)  # the passes update no reference count for them (soadyn._jit.borrow)
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     if not vector_ready(q, model_int[NQ]):
