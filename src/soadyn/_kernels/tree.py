@@ -324,8 +324,9 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
         va = jnt_vadr[i]
         p = body_parent[i]
         A = Am[i]
-        if n == 1:  # one sweep over the columns k >= va: Minv[va, k] -= D^-1 U . Am[p, :, k],
-            # Am[i, :, k] = Am[p, :, k] + S Minv[va, k] (Am_p = 0 at a root)
+        if n == 1:  # over the columns k >= va: Minv[va, k] -= D^-1 U . Am[p, :, k], then
+            # Am[i, :, k] = Am[p, :, k] + S Minv[va, k] (Am_p = 0 at a root), in two sweeps: LLVM vectorizes
+            # each of them from 8 columns on, one fused sweep from 32 (Talos' pass 2: 2.1 -> 1.9 us)
             dinv = Dinv[i, 0, 0]
             s0, s1, s2, s3, s4, s5 = oS[va, 0], oS[va, 1], oS[va, 2], oS[va, 3], oS[va, 4], oS[va, 5]
             if p < 0:
@@ -340,16 +341,17 @@ def minv_passes(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt
                 continue
             u0, u1, u2, u3, u4, u5 = oU[va, 0], oU[va, 1], oU[va, 2], oU[va, 3], oU[va, 4], oU[va, 5]
             P = Am[p]
+            row = Minv[va]
             for k in range(uint64(va), uint64(nv)):
-                a0, a1, a2, a3, a4, a5 = P[0, k], P[1, k], P[2, k], P[3, k], P[4, k], P[5, k]
-                x = Minv[va, k] - dinv * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
-                Minv[va, k] = x
-                A[0, k] = a0 + s0 * x
-                A[1, k] = a1 + s1 * x
-                A[2, k] = a2 + s2 * x
-                A[3, k] = a3 + s3 * x
-                A[4, k] = a4 + s4 * x
-                A[5, k] = a5 + s5 * x
+                row[k] -= dinv * (u0 * P[0, k] + u1 * P[1, k] + u2 * P[2, k] + u3 * P[3, k] + u4 * P[4, k] + u5 * P[5, k])
+            for k in range(uint64(va), uint64(nv)):
+                x = row[k]
+                A[0, k] = P[0, k] + s0 * x
+                A[1, k] = P[1, k] + s1 * x
+                A[2, k] = P[2, k] + s2 * x
+                A[3, k] = P[3, k] + s3 * x
+                A[4, k] = P[4, k] + s4 * x
+                A[5, k] = P[5, k] + s5 * x
             continue
         if p >= 0:  # Minv[i, k] -= D^-1 U^T Am_p[:, k];  Am_i = Am_p
             P = Am[p]
