@@ -5,6 +5,8 @@ derivatives, integration on the joint manifolds, and input checks. Joint type co
 
 import math
 
+from numba import uint64
+
 from .._jit import jit
 from .spatial import quat_to_rot
 
@@ -338,10 +340,13 @@ def joint_qdot(t, q, k, v, j, out, R):
 
 @jit
 def all_finite(x):
-    for k in range(x.size):
-        if not math.isfinite(x.flat[k]):
-            return False
-    return True
+    """Whether every entry of ``x`` is finite: one sweep without an early exit, whose test LLVM vectorizes
+    (unsigned index, as in ``tree.minv``; 39 entries 23 -> 5 ns, 198 entries 86 -> 15 ns); a non-finite input
+    is the rare case."""
+    bad = False
+    for k in range(uint64(x.size)):
+        bad |= not math.isfinite(x.flat[k])
+    return not bad
 
 
 @jit
