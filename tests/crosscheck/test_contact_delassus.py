@@ -40,6 +40,7 @@ def dense_delassus(model, q, loops, contacts):
 def kernel_delassus(model, q, loops, contacts):
     data = model.data()
     sd.fk(model, data, q)
+    sd.aba(model, data, q, np.zeros(model.nv), np.zeros(model.nv))  # the articulated-body factors at q
     nl, k = len(loops), len(contacts)
     dim = np.array([l[5] for l in loops], dtype=np.int64)
     row = np.concatenate([[0], np.cumsum(dim)]).astype(np.int64)
@@ -58,12 +59,12 @@ def kernel_delassus(model, q, loops, contacts):
     row_coef = np.empty((nr, 2, 6))
     nn = kc.constraint_nodes(np.array(model.frame_body), fa, fb, dim, row, RA, pA, Q, con_body, con_point, con_frame,
                              k, node_body, wE, wr, node_sel, node_dim, node_row, row_node, row_coef)
-    t = [np.array(a) for a in (model.body_parent, model.jnt_vadr, model.jnt_nv, model.dof_armature, model.body_I)]
+    t = [np.array(a) for a in (model.body_parent, model.jnt_vadr, model.jnt_nv)]
     W = np.full((nr, nr), np.nan)
-    st = kc.delassus(*t, data.S, data.oR, data.op, data.oS, data.oI, data.oIA, data.oU,
-                     data.D, data.Dinv, data.node_count, data.node_cpar, data.node_vid, data.Ups, data.Psi, node_body,
-                     wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, W)
-    assert st == 0
+    nf, ni = kc.delassus_space(len(model.body_parent), nn, nr)
+    kc.delassus(*t, data.S, data.U, data.Dinv, data.oR, data.op, data.oS, data.oU, data.node_count, data.node_cpar,
+                data.node_vid, data.Ups, data.Psi, node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node,
+                row_coef, W, np.full(nf, np.nan), np.full(ni, -1, dtype=np.int64))
     return W
 
 

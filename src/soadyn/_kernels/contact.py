@@ -22,8 +22,9 @@ import math
 
 import numpy as np
 
-from .._jit import inline_jit, jit
+from .._jit import inline_jit, jit, view
 from .lcp import LCP_TOL, block_solve, natural_residual
+from .kinematics import world_forces, world_subspaces
 from .osim import vertex_compliance
 from .spatial import xforce_T_add, xmotion
 
@@ -117,8 +118,17 @@ def constraint_nodes(frame_body, fa, fb, dim, row, RA, pA, Q, con_body, con_poin
 
 
 @jit
-def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W6,
-             node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd):
+def delassus_space(nbody, nn, nr):
+    """``(floats, ints)``: the scratch :func:`delassus` takes from its two workspaces for ``nn`` nodes and ``nr``
+    rows: the packed ``Omega`` of at most ``m = min(nbody, 2 nn - 1)`` vertices (:func:`osim.vertex_compliance`)
+    and its pass scratch, two pick-offs per row; per vertex its tree fields and pick-off range."""
+    m = max(min(nbody, 2 * nn - 1), 0)
+    return 18 * m * (m + 1) + 114 + 24 * nr, 5 * m + 1 + 2 * nr
+
+
+@jit
+def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel,
+             node_dim, node_row, nn, row_node, row_coef, Wd, fs, js):
     """``W = Q Lambda Q*`` (Jain 2014 Eq. 52) for the rows of :func:`constraint_nodes` in O(N + n_c^2), without
     forming the node compliance ``Lambda`` (:func:`osim.node_compliance`): with the row pick-offs
     ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
@@ -127,17 +137,24 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
     their node (``G_v``, one per row side on vertex ``v``), and each pair of vertices ``(v, w)`` of one subtree
     of the world adds ``G_v Omega(v, w) G_w^T`` on the rows of its pick-offs: ``Omega(v, w)`` applied once per
     pick-off of ``w``, then one 6-vector product per pick-off pair (vertices of different subtrees do not
-    couple; free bodies: each vertex on its own). Returns a kernel status."""
-    st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
-                                      vid, Ups, W6, node_body[:nn])
-    if st != 0:
-        return st
+    couple; free bodies: each vertex on its own). ``Omega`` comes from the articulated-body factors ``S``, ``U``,
+    ``Dinv`` (body coordinates) of an ABA at the same ``q``, moved to world coordinates (``oS``, ``oU``:
+    :func:`kinematics.world_subspaces`, :func:`kinematics.world_forces`; ``D`` does not depend on the frame).
+    ``fs``, ``js``: float and int scratch of :func:`delassus_space`."""
     nr = Wd.shape[0]
-    nvert = vroot.shape[0]
+    m = max(min(parent.shape[0], 2 * nn - 1), 0)
+    nom = m * (m + 1) // 2
+    Om, G, y = view(fs, 0, (nom, 6, 6)), view(fs, 36 * nom, (18, 6)), view(fs, 36 * nom + 108, 6)
+    g, h = view(fs, 36 * nom + 114, (2 * nr, 6)), view(fs, 36 * nom + 114 + 12 * nr, (2 * nr, 6))
+    vert_body, vert_root, vert_end = view(js, 0, m), view(js, m, m), view(js, 2 * m, m)
+    start, fill, prow = view(js, 3 * m, m + 1), view(js, 4 * m + 1, m), view(js, 5 * m + 1, 2 * nr)
+    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
+    world_forces(parent, vadr, jnv, U, oR, op, oU)
+    nvert = vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body[:nn], vert_body,
+                              vert_root, vert_end, Om, G, y)
     # the pick-offs sorted by vertex (a counting sort): those of vertex v are start[v] .. start[v + 1] - 1,
     # pick-off e on row prow[e]
-    ints = np.zeros(2 * nvert + 1 + 2 * nr, dtype=np.int64)
-    start, fill, prow = ints[:nvert + 1], ints[nvert + 1:2 * nvert + 1], ints[2 * nvert + 1:]
+    start[:nvert + 1] = 0
     for r in range(nr):
         for x in range(2):
             a = row_node[r, x]
@@ -146,9 +163,6 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
     for v in range(nvert):
         start[v + 1] += start[v]
         fill[v] = start[v]
-    ne = start[nvert]
-    gh = np.empty((2, ne, 6))  # the pick-offs g, and Omega(v, w) g for those of w
-    g, h = gh[0], gh[1]
     for r in range(nr):
         for x in range(2):
             a = row_node[r, x]
@@ -159,15 +173,16 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                 row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g, e)
     Wd[:, :] = 0.0
     for v in range(nvert):
+        o = v * (v + 1) // 2
         for w in range(v + 1):
-            if vroot[w] != vroot[v] or start[w] == start[w + 1] or start[v] == start[v + 1]:
+            if vert_root[w] != vert_root[v] or start[w] == start[w + 1] or start[v] == start[v + 1]:
                 continue
-            for e in range(start[w], start[w + 1]):  # Omega(v, w) g_e: Om[v, w] holds it for v >= w
-                for m in range(6):
+            for e in range(start[w], start[w + 1]):  # Omega(v, w) g_e: Om[o + w] holds it for v >= w
+                for k in range(6):
                     t = 0.0
                     for l in range(6):
-                        t += Om[v, w, m, l] * g[e, l]
-                    h[e, m] = t
+                        t += Om[o + w, k, l] * g[e, l]
+                    h[e, k] = t
             for i in range(start[v], start[v + 1]):
                 r = prow[i]
                 for j in range(start[w], start[w + 1] if v != w else i + 1):  # v = w: the block is symmetric
@@ -177,7 +192,6 @@ def delassus(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv
                     Wd[r, s] += acc
                     if v != w or j != i:  # the pair (w, v): the transposed entry (W stays exactly symmetric)
                         Wd[s, r] += acc
-    return 0
 
 
 @inline_jit

@@ -65,7 +65,7 @@ import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide, geom_world_poses
-from .contact import constraint_nodes, delassus, row_forces, row_velocities, tangent_basis
+from .contact import constraint_nodes, delassus, delassus_space, row_forces, row_velocities, tangent_basis
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (correct_positions, kinetic_energy, max_penetration, phase_rows, record_contacts,
                              record_impulses, restitution_scale, slip_frames, step_positions)
@@ -162,11 +162,13 @@ def step_space(mi):
     """``(floats, ints)``: the scratch a :func:`contact_step` of the model takes from its two workspaces, for
     the most contacts ``K = ncon_max`` its geom pairs can produce: per contact its frame, coefficients and
     collision state; per constraint node (two a loop or contact) its pose, selection and rows; per row its
-    coefficients, velocities, target and impulse; per body the row-velocity and impulse passes."""
+    coefficients, velocities, target and impulse; per body the row-velocity and impulse passes; the scratch of
+    the Delassus matrix (:func:`.contact.delassus_space`)."""
     nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
     nr = nc + 3 * K
     cap = 2 * (nl + K)
-    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb, 3 * cap + 1 + 2 * nr
+    df, di = delassus_space(nb, cap, nr)
+    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df, 3 * cap + 1 + 2 * nr + di
 
 
 @jit
@@ -202,7 +204,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     gravity_accel = model_extras(mi, mf)[1]
     X_E, X_r, S, v, c, oR, op = data_kinematics(mi, df)
     IA, pA, U, D, Dinv, u, a = data_aba(mi, df)
-    oS, oI, oIA, oU = data_world(mi, df)
+    oS, _, _, oU = data_world(mi, df)
     loop_R, loop_p, loop_Q, loop_phi, loop_cv, loop_gamma = data_loops(mi, df)
     gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, di)
     nbody, nv, nl = mi[NB], mi[NV], mi[NL]
@@ -306,11 +308,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
                               con_body, con_point, con_frame, k, node_body, wE, wr, node_sel, node_dim, node_row,
                               row_node, row_coef)
     Wd = np.empty((nr, nr))
-    st = delassus(body_parent, jnt_vadr, jnt_nv, dof_armature, body_I, S, oR, op, oS, oI, oIA, oU, D, Dinv, node_count,
-                  node_cpar, node_vid, Ups, Psi, node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node,
-                  row_coef, Wd)
-    if st != OK:
-        return st
+    dfs, dis = delassus_space(nbody, nn, nr)
+    delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid, Ups, Psi,
+             node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd, view(ws, o, dfs),
+             view(wi, oi, dis))
     info[:] = 0.0
     # 3. collisions: compression (Eq. 54) and decompression (Eq. 57) at Delta_t = 0 among the contacts with
     # restitution that close within the step faster than impact_velocity and those already touching; the

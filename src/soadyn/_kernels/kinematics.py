@@ -214,6 +214,21 @@ def world_subspaces(parent, vadr, jnv, S, oR, op, oS):
 
 
 @jit
+def world_forces(parent, vadr, jnv, U, oR, op, oU):
+    """``oU = ^0X_i^* U``: rows of force vectors of body ``i``'s dofs (the articulated-body factors ``U = P S``)
+    in world coordinates at the world origin, ``[oR u_n + op x (oR u_f); oR u_f]`` (the dual of
+    :func:`world_subspaces`)."""
+    for i in range(parent.shape[0]):
+        for k in range(vadr[i], vadr[i] + jnv[i]):
+            for m in range(3):
+                oU[k, m] = oR[i, m, 0] * U[k, 0] + oR[i, m, 1] * U[k, 1] + oR[i, m, 2] * U[k, 2]
+                oU[k, 3 + m] = oR[i, m, 0] * U[k, 3] + oR[i, m, 1] * U[k, 4] + oR[i, m, 2] * U[k, 5]
+            oU[k, 0] += op[i, 1] * oU[k, 5] - op[i, 2] * oU[k, 4]
+            oU[k, 1] += op[i, 2] * oU[k, 3] - op[i, 0] * oU[k, 5]
+            oU[k, 2] += op[i, 0] * oU[k, 4] - op[i, 1] * oU[k, 3]
+
+
+@jit
 def world_inertias(I, oR, op, oI):
     """``oI_i = ^iX_0^T I_i ^iX_0``: body inertias in world coordinates about the world origin, from the
     compact form ``I = [[Ibar, h~], [h~^T, m 1]]`` (``h = m c``; RBDA Eq. 2.63): rotated

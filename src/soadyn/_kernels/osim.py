@@ -281,23 +281,9 @@ def osim_inv(model_int, model_float, data_int, data_float, q, node_int, node_flo
     st = articulated_world(body_parent, jnt_vadr, jnt_nv, dof_armature, oI, oS, oIA, oU, D, Dinv, G)
     if st != OK:
         return st
-    nvert = node_tree(body_parent, node_body, cnt, cpar, vid, vert_body, vert_root, vert_end)
-    vertex_upsilons(body_parent, jnt_vadr, jnt_nv, oS, oU, Dinv, cnt, cpar, Ups, W, G, y)
-    vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om)
-    row_selections(node_sel, node_dim, node_first)
-    for a in range(nn):
-        x = vid[node_body[a]]
-        for b in range(a + 1):
-            w = vid[node_body[b]]
-            if vert_root[x] != vert_root[w]:  # uncoupled
-                for d in range(node_dim[a]):
-                    for e in range(node_dim[b]):
-                        Linv[node_row[a] + d, node_row[b] + e] = 0.0
-                        Linv[node_row[b] + e, node_row[a] + d] = 0.0
-                continue
-            k = x * (x + 1) // 2 + w if x >= w else w * (w + 1) // 2 + x
-            node_block(Om, k, x < w, wE, wr, node_sel, node_first, a, node_dim[a], b, node_dim[b], Linv, node_row[a],
-                       node_row[b], Z)
+    vertex_compliance(body_parent, jnt_vadr, jnt_nv, oS, oU, Dinv, cnt, cpar, vid, Ups, W, node_body, vert_body,
+                      vert_root, vert_end, Om, G, y)
+    node_blocks(node_body, node_dim, node_row, node_first, node_sel, wE, wr, vid, vert_root, Om, Linv, Z)
     return OK
 
 
@@ -471,130 +457,58 @@ def vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om):
 
 
 @jit
-def vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
-                      node_body):
-    """The extended compliance between the vertices of the node tree (passes 1-3 of :func:`node_compliance`)
-    after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates. Returns
-    ``(status, Om, vroot)``: ``Om[v, w]`` (nvert, nvert, 6, 6) for ``v >= w``, ``vid[i]`` the vertex of body
-    ``i`` (-1: none) and ``vroot[v]`` the vertex at the root of ``v``'s subtree of the world (vertices with
-    different roots do not couple; their ``Om`` blocks are zero)."""
-    nb = parent.shape[0]
-    nn = node_body.shape[0]
-    T = np.empty((6, 6))
-    y = np.empty(6)
-    G = np.empty((18, 6))
-    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_inertias(I, oR, op, oI)
-    st = articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, T)
-    if st != OK:
-        return st, np.empty((0, 0, 6, 6)), np.empty(0, dtype=np.int64)
-    # pass 1: node counts; a vertex carries a node or joins two node-carrying child subtrees
-    cnt[:] = 0
-    vid[:] = 0  # here: number of node-carrying children
-    for a in range(nn):
-        cnt[node_body[a]] += 1
-    for i in range(nb - 1, -1, -1):
-        p = parent[i]
-        if p >= 0 and cnt[i] > 0:
-            cnt[p] += cnt[i]
-            vid[p] += 1
-    own = np.zeros(nb, dtype=np.int64)
-    for a in range(nn):
-        own[node_body[a]] = 1
-    nvert = 0
-    for i in range(nb):
-        if cnt[i] > 0 and (own[i] == 1 or vid[i] >= 2):
-            vid[i] = nvert
-            nvert += 1
-        else:
-            vid[i] = -1
-    verts = np.empty(nvert, dtype=np.int64)
-    # pass 2: root to leaves over bodies with nodes below
-    for i in range(nb):
-        if cnt[i] == 0:
-            continue
-        p = parent[i]
-        n = jnv[i]
-        va = vadr[i]
-        if p < 0:  # Upsilon(p) = 0: Upsilon(i) = S D^-1 S^T
-            root_upsilon(oS, Dinv, i, va, n, Ups, G)
-            cpar[i] = -1
-        else:
-            Ups[i] = Ups[p]
-            cpar[i] = p if vid[p] >= 0 else cpar[p]
-            taubar_congruence(oS, oU, Dinv[i], va, n, Ups[i], G)
-        if cpar[i] >= 0:
-            if p == cpar[i]:
-                for m in range(6):
-                    for l in range(6):
-                        T[m, l] = 1.0 if m == l else 0.0
-                taubar_left(oS, oU, Dinv[i], va, n, T, W[i], y)
-            else:
-                taubar_left(oS, oU, Dinv[i], va, n, W[p], W[i], y)
-        if vid[i] >= 0:
-            verts[vid[i]] = i
-    # pass 3: Omega between vertices
-    Om = np.empty((nvert, nvert, 6, 6))
-    for a in range(nvert):
-        v = verts[a]
-        Om[a, a] = Ups[v]
-        c = cpar[v]
-        ic = vid[c] if c >= 0 else -1
-        for b in range(a):
-            if ic < 0:
-                Om[a, b] = 0.0
+def vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W, node_body, vert_body, vert_root,
+                      vert_end, Om, G, y):
+    """The extended compliance between the vertices of the node tree from the articulated-body factors in world
+    coordinates (``oS``, ``oU``, ``Dinv``): pass 1 :func:`node_tree`, pass 2 :func:`vertex_upsilons` and pass 3
+    :func:`vertex_omegas` (``Om`` packed; ``vert_*`` (>= the vertex count), ``G`` (18, 6), ``y`` (6,) scratch).
+    Returns the vertex count."""
+    nvert = node_tree(parent, node_body, cnt, cpar, vid, vert_body, vert_root, vert_end)
+    vertex_upsilons(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, Ups, W, G, y)
+    vertex_omegas(cpar, vid, vert_body, vert_root, vert_end, nvert, Ups, W, Om)
+    return nvert
+
+
+@jit
+def node_blocks(node_body, node_dim, node_row, node_first, node_sel, wE, wr, vid, vert_root, Om, Linv, Z):
+    """``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` (Eq. 64) of every node pair from the packed ``Om`` of
+    :func:`vertex_compliance` (:func:`node_block`); pairs of different roots are zero. ``node_first`` (nn,),
+    ``Z`` (12, 6) scratch."""
+    row_selections(node_sel, node_dim, node_first)
+    for a in range(node_body.shape[0]):
+        x = vid[node_body[a]]
+        for b in range(a + 1):
+            w = vid[node_body[b]]
+            if vert_root[x] != vert_root[w]:  # uncoupled
+                for d in range(node_dim[a]):
+                    for e in range(node_dim[b]):
+                        Linv[node_row[a] + d, node_row[b] + e] = 0.0
+                        Linv[node_row[b] + e, node_row[a] + d] = 0.0
                 continue
-            for m in range(6):
-                for l in range(6):
-                    s = 0.0
-                    for k in range(6):
-                        if ic > b:
-                            s += W[v, m, k] * Om[ic, b, k, l]
-                        else:
-                            s += W[v, m, k] * Om[b, ic, l, k]
-                    Om[a, b, m, l] = s
-    vroot = np.empty(nvert, dtype=np.int64)
-    for a in range(nvert):
-        c = cpar[verts[a]]
-        vroot[a] = a if c < 0 else vroot[vid[c]]
-    return OK, Om, vroot
+            k = x * (x + 1) // 2 + w if x >= w else w * (w + 1) // 2 + x
+            node_block(Om, k, x < w, wE, wr, node_sel, node_first, a, node_dim[a], b, node_dim[b], Linv, node_row[a],
+                       node_row[b], Z)
 
 
 @jit
 def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar, vid, Ups, W,
                     node_body, wE, wr, node_sel, node_dim, node_row, Linv):
     """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
-    the articulated-body propagator is ``psi_i = taubar_i`` (no transform). Node ``a`` is given by its
-    world transform ``^aX_0 = (wE[a], wr[a])`` and its selection.
-
-    pass 1 (leaves to root): world-frame articulated inertias and the AB factors ``U, D^-1``; node counts per
-    subtree. The *node tree* has as vertices the node bodies and every body where two node-carrying subtrees
-    meet (closed under nearest common ancestors), each linked to its nearest vertex ancestor ``cpar``.
-    pass 2 (root to leaves, bodies with nodes below): ``Upsilon(i) = taubar_i Upsilon(p) taubar_i^T +
-    S_i D_i^-1 S_i^T`` (Eq. 68) and the edge products ``W(i) = Psi(i, cpar(i))``.
-    pass 3 (vertex pairs in preorder): ``Omega(v, v) = Upsilon(v)``, ``Omega(v, w) = W(v) Omega(cpar(v), w)``
-    (Eq. 69); O(1) per pair. Then ``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` with the node pick-off
-    ``B_a = ^aX_0^T Sel_a^T``.
-    ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
+    the articulated-body propagator is ``psi_i = taubar_i`` (no transform): the world-frame articulated-body
+    factors, :func:`vertex_compliance` then :func:`node_blocks`, with scratch of its own. Node ``a`` is given by its world transform ``^aX_0 = (wE[a],
+    wr[a])`` and its selection. ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6,
+    6)."""
     nn = node_body.shape[0]
-    st, Om, vroot = vertex_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, D, Dinv, cnt, cpar,
-                                      vid, Ups, W, node_body)
+    ints = np.empty(7 * nn, dtype=np.int64)
+    G, y, Z = np.empty((18, 6)), np.empty(6), np.empty((12, 6))
+    Om = np.empty(((2 * nn - 1) * nn, 6, 6))
+    vert_root = ints[2 * nn:4 * nn]
+    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
+    world_inertias(I, oR, op, oI)
+    st = articulated_world(parent, vadr, jnv, armature, oI, oS, oIA, oU, D, Dinv, G)
     if st != OK:
         return st
-    first = np.empty(nn, dtype=np.int64)
-    Z = np.empty((12, 6))
-    row_selections(node_sel, node_dim, first)
-    Linv[:, :] = 0.0
-    for a in range(nn):
-        va_ = vid[node_body[a]]
-        for b in range(a + 1):
-            vb_ = vid[node_body[b]]
-            if vroot[va_] != vroot[vb_]:
-                continue
-            if va_ >= vb_:
-                node_block(Om[va_], vb_, False, wE, wr, node_sel, first, a, node_dim[a], b, node_dim[b], Linv,
-                           node_row[a], node_row[b], Z)
-            else:
-                node_block(Om[vb_], va_, True, wE, wr, node_sel, first, a, node_dim[a], b, node_dim[b], Linv,
-                           node_row[a], node_row[b], Z)
+    vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W, node_body, ints[:2 * nn], vert_root,
+                      ints[4 * nn:6 * nn], Om, G, y)
+    node_blocks(node_body, node_dim, node_row, ints[6 * nn:], node_sel, wE, wr, vid, vert_root, Om, Linv, Z)
     return OK
