@@ -104,17 +104,29 @@ def constraint_nodes(frame_body, fa, fb, dim, row, RA, pA, Q, con_body, con_poin
             for m in range(3):
                 node_sel[nn, m, 3 + m] = 1.0
             node_dim[nn] = 3
-            s = 1.0 if side == 0 else -1.0
             for d in range(3):
-                r = nb + 3 * i + d
-                for m in range(3):
-                    row_coef[r, side, m] = s * con_frame[i, d, m]
-                row_node[r, side] = nn
+                row_node[nb + 3 * i + d, side] = nn
             nn += 1
+    contact_coefficients(con_body, con_frame, nb, k, row_coef)
     node_row[0] = 0
     for a in range(nn):
         node_row[a + 1] = node_row[a] + node_dim[a]
     return nn
+
+
+@jit
+def contact_coefficients(con_body, con_frame, nb, k, row_coef):
+    """The coefficients of the contact rows (:func:`constraint_nodes`): ``+F_i`` on the node of body A,
+    ``-F_i`` on that of body B (``F_i = con_frame[i]``, rows ``n, t1, t2``); the nodes stay when only the
+    tangents turn (:func:`.contact_motion.slip_frames`)."""
+    for i in range(k):
+        for side in range(2):
+            if con_body[i, side] < 0:
+                continue
+            s = 1.0 if side == 0 else -1.0
+            for d in range(3):
+                for m in range(3):
+                    row_coef[nb + 3 * i + d, side, m] = s * con_frame[i, d, m]
 
 
 @jit
@@ -320,7 +332,8 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     n = nb + k * (nf + 2)
     cs = pyramid_directions(nf)
     pyramid_q(vr, nb, k, nf, cs, q)
-    pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, M)
+    every = np.empty(0, dtype=np.int64)  # every contact pair
+    pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, every, every, M)
     return pyramid_scale(Wd, nb, k, nf, mu, cs)
 
 
@@ -346,58 +359,124 @@ def pyramid_scale(Wd, nb, k, nf, mu, cs):
 
 
 @jit
-def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, A):
+def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A):
     """``A = M[idx, idx]`` of :func:`pyramid_lcp` for the ``m`` ascending rows ``idx[:m]`` (all of them: ``M``)
-    without forming ``M``. ``P W P^T`` as ``(P W)[idx] P^T``: the rows ``G_a = (P W)[idx[a]]`` first (a loop
-    row of ``W``, or ``cs_j^T`` times the 3 rows of contact ``i`` for its edge ``j``), then each entry of
-    the lower triangle as ``G_a`` on the 3 columns of the other row's contact times ``cs``, mirrored (``A``
-    exactly symmetric there; a block of two contacts with no body in common is zero in ``W``). ``E_hat``
-    (1 on an edge row in its contact's ``sigma`` column) and ``E_bar`` (``mu_i`` and -1 on the ``sigma`` row
-    of contact ``i``) from their pattern."""
+    without forming ``M``. ``P W P^T`` block by block: a loop row against every row from ``W`` (times ``cs``
+    on a contact's columns); the edge rows of two contacts ``i >= j`` as ``cs_a^T (W_ij cs_c)`` with the 3 x 3
+    block ``W_ij``, only for the pairs that couple (:func:`contact_coupling`: ``cadj[cstart[i]:cstart[i +
+    1]]``, or every pair where ``cstart`` is empty), mirrored (``A`` exactly symmetric there). ``E_hat`` (1 on
+    an edge row in its contact's ``sigma`` column) and ``E_bar`` (``mu_i`` and -1 on the ``sigma`` row of
+    contact ``i``) from their pattern; every other entry 0."""
     nbeta = nb + k * (nf + 1)
-    nr = Wd.shape[0]
-    G = np.empty((m, nr))
     for a in range(m):
-        ia = idx[a]
-        if ia < nb:
-            for r in range(nr):
-                G[a, r] = Wd[ia, r]
-        elif ia < nbeta:
-            c0 = nb + 3 * ((ia - nb) // (nf + 1))
-            j = (ia - nb) % (nf + 1)
-            x, y, z = cs[j, 0], cs[j, 1], cs[j, 2]
-            for r in range(nr):
-                G[a, r] = x * Wd[c0, r] + y * Wd[c0 + 1, r] + z * Wd[c0 + 2, r]
-    for a in range(m):
+        for c in range(m):
+            A[a, c] = 0.0
+    # the block's rows by kind: loop rows below nl, the edge rows of contact i in seg[i] .. seg[i + 1] - 1,
+    # the sigma rows from seg[k] on
+    seg = np.empty(k + 1, dtype=np.int64)
+    a = 0
+    while a < m and idx[a] < nb:
+        a += 1
+    nl = a
+    for i in range(k):
+        seg[i] = a
+        while a < m and idx[a] < nb + (i + 1) * (nf + 1):
+            a += 1
+    seg[k] = a
+    for a in range(nl):  # loop rows: a row of W against the loop rows, P^T on a contact's columns
         ia = idx[a]
         for c in range(a + 1):
-            ic = idx[c]
-            if ia < nbeta:  # then ic < nbeta too (idx ascends)
-                if ic < nb:
-                    t = G[a, ic]
-                else:
-                    d0 = nb + 3 * ((ic - nb) // (nf + 1))
-                    j = (ic - nb) % (nf + 1)
-                    t = G[a, d0] * cs[j, 0] + G[a, d0 + 1] * cs[j, 1] + G[a, d0 + 2] * cs[j, 2]
-                A[a, c] = A[c, a] = t
+            A[a, c] = A[c, a] = Wd[ia, idx[c]]
+        for c in range(nl, seg[k]):
+            ic = idx[c] - nb
+            c0 = nb + 3 * (ic // (nf + 1))
+            j = ic % (nf + 1)
+            A[a, c] = A[c, a] = Wd[ia, c0] * cs[j, 0] + Wd[ia, c0 + 1] * cs[j, 1] + Wd[ia, c0 + 2] * cs[j, 2]
+    sparse = cstart.shape[0] > 0
+    for i in range(k):
+        if seg[i] == seg[i + 1]:
+            continue
+        r0 = nb + 3 * i
+        for e in range(cstart[i], cstart[i + 1]) if sparse else range(i + 1):
+            j = cadj[e] if sparse else e
+            if j > i or seg[j] == seg[j + 1]:
                 continue
-            # ia is the sigma row of contact i; ic a row of any kind
-            i = ia - nbeta
-            r0 = nb + i * (nf + 1)  # the contact's normal row; its edges follow
-            if ic == r0:
-                A[a, c], A[c, a] = mu[i], 0.0
-            elif r0 < ic <= r0 + nf:
-                A[a, c], A[c, a] = -1.0, 1.0
+            c0 = nb + 3 * j
+            for c in range(seg[j], seg[j + 1]):
+                y = (idx[c] - nb) % (nf + 1)
+                h0 = Wd[r0, c0] * cs[y, 0] + Wd[r0, c0 + 1] * cs[y, 1] + Wd[r0, c0 + 2] * cs[y, 2]
+                h1 = Wd[r0 + 1, c0] * cs[y, 0] + Wd[r0 + 1, c0 + 1] * cs[y, 1] + Wd[r0 + 1, c0 + 2] * cs[y, 2]
+                h2 = Wd[r0 + 2, c0] * cs[y, 0] + Wd[r0 + 2, c0 + 1] * cs[y, 1] + Wd[r0 + 2, c0 + 2] * cs[y, 2]
+                for a in range(c if j == i else seg[i], seg[i + 1]):
+                    x = (idx[a] - nb) % (nf + 1)
+                    A[a, c] = A[c, a] = cs[x, 0] * h0 + cs[x, 1] * h1 + cs[x, 2] * h2
+    for a in range(seg[k], m):  # sigma rows
+        i = idx[a] - nbeta
+        r0 = nb + i * (nf + 1)  # the contact's normal row; its edges follow
+        for c in range(seg[i], seg[i + 1]):
+            if idx[c] == r0:
+                A[a, c] = mu[i]
             else:
-                A[a, c] = A[c, a] = 0.0
+                A[a, c], A[c, a] = -1.0, 1.0
 
 
 @jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w):
+def contact_coupling(parent, con_body, k, cstart):
+    """The contact pairs whose block of ``W`` may be nonzero: two contacts couple when a body of one and a
+    body of the other hang from the same root body (one tree of the world; the world couples nothing), as
+    :func:`delassus` leaves the blocks of contacts on different trees zero. The contacts are bucketed by the
+    roots they touch (a counting sort), and each contact's partners gathered from its two buckets, so the
+    cost is the number of pairs, not ``k^2``. Writes ``cstart`` (k + 1,) and returns ``cadj``: the contacts
+    that contact ``i`` couples with (itself included, each once) are ``cadj[cstart[i]:cstart[i + 1]]``."""
+    nb = parent.shape[0]
+    ints = np.zeros(5 * k + 2 * nb + 1, dtype=np.int64)
+    root, bstart, bucket = ints[:2 * k], ints[2 * k:2 * k + nb + 1], ints[2 * k + nb + 1:4 * k + nb + 1]
+    seen, fill = ints[4 * k + nb + 1:5 * k + nb + 1], ints[5 * k + nb + 1:]
+    for i in range(k):
+        for x in range(2):
+            b = con_body[i, x]
+            while b >= 0 and parent[b] >= 0:
+                b = parent[b]
+            root[2 * i + x] = b
+            if b >= 0 and not (x == 1 and root[2 * i] == b):
+                bstart[b + 1] += 1
+    for b in range(nb):
+        bstart[b + 1] += bstart[b]
+    fill[:] = bstart[:nb]
+    e = 0
+    for i in range(k):
+        for x in range(2):
+            b = root[2 * i + x]
+            if b >= 0 and not (x == 1 and root[2 * i] == b):
+                bucket[fill[b]] = i
+                fill[b] += 1
+                e += bstart[b + 1] - bstart[b]
+    cadj = np.empty(e, dtype=np.int64)
+    seen[:] = -1  # the last contact whose partners took contact j
+    e = 0
+    for i in range(k):
+        cstart[i] = e
+        for x in range(2):
+            b = root[2 * i + x]
+            if b < 0 or (x == 1 and root[2 * i] == b):
+                continue
+            for y in range(bstart[b], bstart[b + 1]):
+                j = bucket[y]
+                if seen[j] != i:
+                    seen[j] = i
+                    cadj[e] = j
+                    e += 1
+    cstart[k] = e
+    return cadj
+
+
+@jit
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
     ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
-    ``cs``: :func:`pyramid_directions`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`)
-    and the residual of :func:`lcp.lcp_error` with the scale ``ms = max |M_ij|`` (:func:`pyramid_scale`).
+    ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
+    :func:`contact_coupling`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`) and the
+    residual of :func:`lcp.lcp_error` with the scale ``ms = max |M_ij|`` (:func:`pyramid_scale`).
 
     An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
     1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
@@ -425,13 +504,13 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w):
                 idx[m] = i
                 m += 1
         A = np.empty((m, m))
-        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, A)
+        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A)
         for a in range(m):
             A[a, a] += WARM_TIKHONOV * ms
         if not block_solve(A, q, idx, m, z):
             z[:] = 0.0
             return math.inf, solves
-        pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w)
+        pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w)
         r = natural_residual(q, nb, z, w, ms)
         if r <= LCP_TOL:
             return r, solves
@@ -450,19 +529,32 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w):
 
 
 @jit
-def pyramid_w(Wd, q, nb, k, nf, mu, cs, z, w):
+def pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w):
     """``w = M z + q`` of :func:`pyramid_lcp` from its structure, without ``M``: ``P W P^T beta`` as
-    ``P (W lam)`` with the row impulses ``lam`` of ``z`` (:func:`pyramid_impulses`), plus ``E_hat sigma`` on
-    the edges and ``E_bar beta`` on the ``sigma`` rows."""
+    ``P (W lam)`` with the row impulses ``lam`` of ``z`` (:func:`pyramid_impulses`), ``W lam`` over the loop
+    rows and the contact pairs that couple (:func:`pyramid_block`), plus ``E_hat sigma`` on the edges and
+    ``E_bar beta`` on the ``sigma`` rows."""
     nbeta = nb + k * (nf + 1)
     nr = nb + 3 * k
     lam = np.empty(nr)
     pyramid_impulses(z, nb, k, nf, cs, lam)
     v = np.zeros(nr)  # W lam over the rows with an impulse
-    for c in range(nr):
+    for c in range(nb):
         if lam[c] != 0.0:
             for r in range(nr):
                 v[r] += Wd[r, c] * lam[c]
+    sparse = cstart.shape[0] > 0
+    for j in range(k):
+        c0 = nb + 3 * j
+        l0, l1, l2 = lam[c0], lam[c0 + 1], lam[c0 + 2]
+        if l0 == 0.0 and l1 == 0.0 and l2 == 0.0:
+            continue
+        for r in range(nb):
+            v[r] += Wd[r, c0] * l0 + Wd[r, c0 + 1] * l1 + Wd[r, c0 + 2] * l2
+        for e in range(cstart[j], cstart[j + 1]) if sparse else range(k):
+            r0 = nb + 3 * (cadj[e] if sparse else e)
+            for x in range(3):
+                v[r0 + x] += Wd[r0 + x, c0] * l0 + Wd[r0 + x, c0 + 1] * l1 + Wd[r0 + x, c0 + 2] * l2
     for r in range(nb):
         w[r] = q[r] + v[r]
     for i in range(k):

@@ -65,7 +65,8 @@ import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide, geom_world_poses
-from .contact import constraint_nodes, delassus, delassus_space, row_forces, row_velocities, tangent_basis
+from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
+                      row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (correct_positions, kinetic_energy, max_penetration, phase_rows, record_contacts,
                              record_impulses, restitution_scale, slip_frames, step_positions)
@@ -168,7 +169,7 @@ def step_space(mi):
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
-    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df, 3 * cap + 1 + 2 * nr + di
+    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df, 3 * cap + 1 + 2 * nr + K + 1 + di
 
 
 @jit
@@ -289,6 +290,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     node_dim, oi = carve(wi, oi, (cap,))
     node_row, oi = carve(wi, oi, (cap + 1,))
     row_node, oi = carve(wi, oi, (nr, 2))
+    cstart, oi = carve(wi, oi, (k + 1,))
     for i in range(k):
         tangent_basis(con_normal, con_frame, i)
         mu[i] = con_mu[i] if prm[5] < 0.0 else prm[5]
@@ -304,9 +306,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         slip_frames(k, nb, vr, con_frame)
         vfree[:] = vr
         free_rows = True
-        nn = constraint_nodes(frame_body, loop_frame_a, loop_frame_b, loop_dim, loop_row, loop_R, loop_p, loop_Q,
-                              con_body, con_point, con_frame, k, node_body, wE, wr, node_sel, node_dim, node_row,
-                              row_node, row_coef)
+        contact_coefficients(con_body, con_frame, nb, k, row_coef)
+    cadj = contact_coupling(body_parent, con_body, k, cstart)
     Wd = np.empty((nr, nr))
     dfs, dis = delassus_space(nbody, nn, nr)
     delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid, Ups, Psi,
@@ -350,6 +351,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         ke0 = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qm,
                              vb, cb, vJ)
         ks, idx = phase_rows(nb, k, colliding, con_gap)
+        every = np.empty(0, dtype=np.int64)  # the phase's contacts: every pair formed
         ns = idx.shape[0]
         Ws = np.empty((ns, ns))
         for r in range(ns):
@@ -365,7 +367,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         for r in range(ns):
             v0[r] = vr[idx[r]]
         # compression (Eq. 54): the contacts stop approaching
-        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep)
+        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep, every, every)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         for r in range(ns):
@@ -383,7 +385,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             for c in range(ns):
                 acc += Ws[r, c] * theta[c]
             vs[r] = vc[r] + acc
-        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep)
+        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep, every, every)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         pd += theta
@@ -423,7 +425,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
                           vb, cb, vJ)
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
-        st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep)
+        st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep, cstart,
+                        cadj)
     else:
         st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep)
     if st != LCP_OK:

@@ -58,6 +58,7 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
     for i in range(k):
         on[i] = con_gap[i] <= NO_SLIP_GAP
     sub = np.zeros(6)
+    every = np.empty(0, dtype=np.int64)  # the subset's contacts: every pair formed
     info[:] = 0.0
     st = LCP_OK
     for _ in range(k + 1):
@@ -85,7 +86,8 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
                 Ws[r, c] = Wd[idx[r], idx[c]]
         for jj in range(ks):
             mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
-        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, np.empty(0), False, keep) if n > 0 else LCP_OK
+        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, np.empty(0), False, keep, every, every) if n > 0 \
+            else LCP_OK
         info[0] += sub[0]
         info[1] = max(info[1], sub[1])
         info[2] += sub[2]
@@ -114,18 +116,19 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
 
 
 @jit
-def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
+def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj):
     """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
     biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright
     2015's viscous or no-slip model on the same contact-space rows (:mod:`.drumwright`, PPM with Lemke
     fallback, or Lemke). ``info`` (float64 (6,)): pivots (PGS: sweeps), regularization, 1 if PPM or PGS
     fell back to Lemke, the LCP size solved, the answer's relative residual (:func:`lcp.lcp_error`), the
     path that solved it (``PATH_*``). ``warm``, ``hot``: the previous answer and whether to start from it
-    (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`). Returns the solver status
-    (``LCP_OK`` = 0: solved and checked)."""
+    (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`); ``cstart``,
+    ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair). Returns the
+    solver status (``LCP_OK`` = 0: solved and checked)."""
     model = int(prm[12])
     if model == COULOMB:
-        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep)
+        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj)
     dinfo = np.zeros(DW_INFO_SIZE)
     solver = DW_PPM if int(prm[7]) == SOLVER_PPM else DW_LEMKE
     cold = np.zeros(0, dtype=np.int64)
@@ -161,7 +164,7 @@ def keep_lcp(M, q, nfree, keep):
 
 
 @jit
-def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
+def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj):
     """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid (:func:`contact.pyramid_lcp`), every answer
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
@@ -181,7 +184,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
       brought the residual to 2e-7, where PGS from zero needed 1e5.
 
     The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
-    (:func:`keep_lcp`). ``info`` as :func:`solve_rows`."""
+    (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj`` as :func:`solve_rows`."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     q = np.empty(n)
@@ -199,7 +202,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, active, z, w)
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w)
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[0] = solves - 1
@@ -207,7 +210,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep):
     M = np.empty((0, 0))
     if st != LCP_OK:  # the whole LCP
         M = np.empty((n, n))
-        pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, M)
+        pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, cstart, cadj, M)
     if int(prm[7]) == SOLVER_PGS:
         if hot:
             z[:nbeta] = warm[:nbeta]
