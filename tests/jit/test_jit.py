@@ -392,11 +392,13 @@ def _api_calls(model, rng):
             def simulate_contact(k):
                 for friction, solver in (("coulomb", "lemke"), ("coulomb", "pgs"), ("no_slip", "ppm"),
                                          ("viscous", "lemke")):
-                    # the configuration overlaps every pair on purpose: the depth check would stop step 0
+                    # the configuration overlaps every pair on purpose: the depth check would stop step 0;
+                    # one step: the no-slip LCP of the step after it is degenerate enough that whether PPM
+                    # solves it depends on round-off (perturbations of q of 1e-12 decide it either way)
                     settings = contact.ContactSettings(friction=friction, solver=solver,
                                                        penetration_limit=float("inf"))
                     sim = sd.Simulator(scene, dt=1e-3, contact=settings)
-                    sim.rollout(sq, v(sqd, k), steps=2, progress=False)
+                    sim.rollout(sq, v(sqd, k), steps=1, progress=False)
                     sim.step(sq, v(sqd, k))
             calls["contact"] = simulate_contact
             stepd = importlib.import_module("soadyn.step_derivatives")  # a sphere sliding into a plane
