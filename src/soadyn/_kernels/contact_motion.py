@@ -171,8 +171,14 @@ def kinetic_energy(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, I, armature, qd
     (one pass, :func:`tree.tree_velocities`; ``v, c, vJ`` scratch) plus the joints' armature
     ``sum_k armature_k qd_k^2 / 2``."""
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
+    return body_energy(I, armature, qd, v)
+
+
+@jit
+def body_energy(I, armature, qd, v):
+    """:func:`kinetic_energy` from the body velocities ``v`` of ``qd`` already at hand."""
     e = 0.0
-    for b in range(parent.shape[0]):
+    for b in range(v.shape[0]):
         for r in range(6):
             acc = 0.0
             for j in range(6):

@@ -68,8 +68,8 @@ from .collision import collide, geom_world_poses
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
                       row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
-from .contact_motion import (correct_positions, kinetic_energy, max_penetration, phase_rows, record_contacts,
-                             record_impulses, restitution_scale, slip_frames, step_positions)
+from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, phase_rows,
+                             record_contacts, record_impulses, restitution_scale, slip_frames, step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
                             same_contacts, solve_rows)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
@@ -323,9 +323,12 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     approach[:] = 0.0  # approach speed of each contact when it collided
     pre = 0.0  # the part of the step whose free acceleration qm already holds
     gain = 0.0  # kinetic energy the impulses add (step 7)
-    for _ in range(MAX_COLLISION_PHASES):
-        row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR, op,
-                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+    for phase in range(MAX_COLLISION_PHASES):
+        if phase == 0:  # qm = qd, whose body velocities v the ABA of step 1 left
+            row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+        else:
+            row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR,
+                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         any_collision = False
         tc = dt
         for i in range(k):
@@ -421,8 +424,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     for r in range(nr):  # round-off of the step's velocities is no target (two welded faces: v = 1e-18)
         if abs(tgt[r]) < TARGET_ROUNDOFF * vscale:
             tgt[r] = 0.0
-    ke_f = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qdn,
-                          vb, cb, vJ)
+    ke_f = body_energy(body_I, dof_armature, qdn, vb)  # vb: the body velocities of qdn (either branch above)
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
         st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep, cstart,
