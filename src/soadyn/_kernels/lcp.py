@@ -42,11 +42,8 @@ TIKHONOV_TRIES = 4
 TIKHONOV_STEP = 100.0
 """Growth of the regularization between runs (1e-10 .. 1e-4 of ``|M|_max`` from ``tikhonov = 1e-10``)."""
 RUN_PIVOTS = 5
-"""Pivots per row of each run of :func:`lemke` while others may follow (``tikhonov > 0``): a run longer than
-that is stalling on the ties of a degenerate problem, where the next regularization separates them. The cold
-step LCP of a resting 6-box pyramid (216 rows): the plain run ends in a ray after 33 pivots, the run on
-``M + 1e-10 |M| I`` stalls for its whole budget of 10,800, the one on ``M + 1e-8 |M| I`` solves it in 75.
-Should no run pass, the runs cut short are repeated with the whole budget."""
+"""Pivots per row of a :func:`lemke` run while others may follow: longer, it stalls on a degenerate problem's
+ties (a resting 6-box pyramid, 216 rows: 10,800 on ``M + 1e-10 |M| I``, then 75 on ``M + 1e-8 |M| I``)."""
 PIVOT_TOL = 1e-11
 """A tableau entry counts as a pivot candidate when it exceeds this times the largest entry of its column."""
 TIE_TOL = 1e-12
@@ -373,9 +370,8 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     ``eps`` relative to ``|M|_max``, growing by :data:`TIKHONOV_STEP`), which separates the ties, and its
     active set is polished and checked on the given ``M``: a reported solution is always one of the given
     problem, the regularization only finds its active set (``info[1]``: the ``eps`` of the run that did).
-    ``max_pivots <= 0`` means ``50 n``, the budget of a run; while regularized runs may follow, each run
-    first gets :data:`RUN_PIVOTS` ``n`` of them, and those cut short run again with the whole budget only if
-    no run passes. Outputs: ``z`` (n), ``w = M z + q`` (n), ``info`` (4): pivots of
+    ``max_pivots <= 0`` means ``50 n`` a run; while others may follow, a run first gets :data:`RUN_PIVOTS`
+    ``n``, and the runs cut short run again with the whole budget only if no run passes. Outputs: ``z`` (n), ``w = M z + q`` (n), ``info`` (4): pivots of
     all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS``,
     ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
     ``LCP_NAN``."""
