@@ -229,3 +229,19 @@ def test_solver_kernels_callable_from_a_kernel():
         assert np.all(status == K.LCP_OK)
         for k in range(5):
             assert_close(Z[k], lcp.solve_mlcp(Ms[k], qs[k], nfree).z, SAME_MATH, f"kernel-called solve {k}")
+
+
+def test_runs_that_may_be_followed_get_a_short_budget_and_rerun_when_none_passes():
+    """Murty's LCP (``M`` unit lower triangular with 2 below the diagonal, ``q = -1``) takes Lemke 2^n pivots.
+    At n = 6 that is 64, more than ``RUN_PIVOTS n = 30``: without regularized runs to follow the plain run
+    has the whole budget; with them every run stops at 30 (the plain one and four on ``M + eps I``, which
+    has the same structure), none passes, and the plain run is repeated with the whole budget."""
+    n = 6
+    M = np.eye(n) + 2.0 * np.tril(np.ones((n, n)), -1)
+    q = -np.ones(n)
+    plain = lcp.lemke(M, q)
+    assert plain.pivots == 2 ** n and np.array_equal(plain.z, np.eye(n)[0])
+    assert K.RUN_PIVOTS * n < 2 ** n < 50 * n
+    cut = lcp.lemke(M, q, tikhonov=1e-10)
+    assert cut.pivots == (1 + K.TIKHONOV_TRIES) * K.RUN_PIVOTS * n + 2 ** n
+    assert cut.regularization == 0.0 and np.array_equal(cut.z, plain.z)

@@ -370,9 +370,9 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     ``eps`` relative to ``|M|_max``, growing by :data:`TIKHONOV_STEP`), which separates the ties, and its
     active set is polished and checked on the given ``M``: a reported solution is always one of the given
     problem, the regularization only finds its active set (``info[1]``: the ``eps`` of the run that did).
-    ``max_pivots <= 0`` means ``50 n`` a run; while others may follow, a run first gets :data:`RUN_PIVOTS`
-    ``n``, and the runs cut short run again with the whole budget only if no run passes. Outputs: ``z`` (n), ``w = M z + q`` (n), ``info`` (4): pivots of
-    all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS``,
+    ``max_pivots <= 0``: ``50 n`` a run; while others may follow a run gets :data:`RUN_PIVOTS` ``n`` first, and
+    runs cut short rerun with the whole budget if none passes. Outputs: ``z``, ``w = M z + q`` (n), ``info``
+    (4): pivots of all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS``,
     ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
     ``LCP_NAN``."""
     n = q.shape[0]

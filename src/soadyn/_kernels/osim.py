@@ -495,8 +495,8 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
                     node_body, wE, wr, node_sel, node_dim, node_row, Linv):
     """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
     the articulated-body propagator is ``psi_i = taubar_i`` (no transform): the world-frame articulated-body
-    factors, :func:`vertex_compliance` then :func:`node_blocks`, with scratch of its own. Node ``a`` is given by its world transform ``^aX_0 = (wE[a],
-    wr[a])`` and its selection. ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6,
+    factors, :func:`vertex_compliance` then :func:`node_blocks`, with scratch of its own. Node ``a`` is given
+    by its world transform ``^aX_0 = (wE[a], wr[a])`` and its selection. ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6,
     6)."""
     nn = node_body.shape[0]
     ints = np.empty(7 * nn, dtype=np.int64)
