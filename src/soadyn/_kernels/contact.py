@@ -437,8 +437,10 @@ def contact_coupling(parent, con_body, k, cstart):
             b = con_body[i, x]
             while b >= 0 and parent[b] >= 0:
                 b = parent[b]
+            if x == 1 and b == root[2 * i]:
+                b = -1  # both sides on one tree: one bucket
             root[2 * i + x] = b
-            if b >= 0 and not (x == 1 and root[2 * i] == b):
+            if b >= 0:
                 bstart[b + 1] += 1
     for b in range(nb):
         bstart[b + 1] += bstart[b]
@@ -447,7 +449,7 @@ def contact_coupling(parent, con_body, k, cstart):
     for i in range(k):
         for x in range(2):
             b = root[2 * i + x]
-            if b >= 0 and not (x == 1 and root[2 * i] == b):
+            if b >= 0:
                 bucket[fill[b]] = i
                 fill[b] += 1
                 e += bstart[b + 1] - bstart[b]
@@ -458,7 +460,7 @@ def contact_coupling(parent, con_body, k, cstart):
         cstart[i] = e
         for x in range(2):
             b = root[2 * i + x]
-            if b < 0 or (x == 1 and root[2 * i] == b):
+            if b < 0:
                 continue
             for y in range(bstart[b], bstart[b + 1]):
                 j = bucket[y]
