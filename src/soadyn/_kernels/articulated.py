@@ -41,14 +41,35 @@ def rank_n_downdate(IA, i, U, Dinv, va, n, out, G):
             out[5, l] -= u5 * g
 
 
-@jit
+@inline_jit
+def one_dof_articulated(IA, i, U, Dinv, va, Ia):
+    """``Ia = P - U D^-1 U^T`` of a one-dof joint with ``P = IA[i]``, ``U`` the row ``U[va]`` and ``D^-1 =
+    Dinv[i, 0, 0]``: the articulated inertia body ``i`` passes to its parent (RBDA Eq. 7.23), the rank-one case
+    of :func:`rank_n_downdate` written into ``Ia`` in one sweep (the same products and differences, without
+    zeroing ``Ia`` first and adding ``P`` to it). Inlined into its caller."""
+    dinv = Dinv[i, 0, 0]
+    g0, g1, g2 = dinv * U[va, 0], dinv * U[va, 1], dinv * U[va, 2]
+    g3, g4, g5 = dinv * U[va, 3], dinv * U[va, 4], dinv * U[va, 5]
+    for r in range(6):
+        ur = U[va, r]
+        Ia[r, 0] = IA[i, r, 0] - ur * g0
+        Ia[r, 1] = IA[i, r, 1] - ur * g1
+        Ia[r, 2] = IA[i, r, 2] - ur * g2
+        Ia[r, 3] = IA[i, r, 3] - ur * g3
+        Ia[r, 4] = IA[i, r, 4] - ur * g4
+        Ia[r, 5] = IA[i, r, 5] - ur * g5
+
+
+@inline_jit
 def joint_factors(IA, i, S, armature, va, n, m, U, D, Dinv):
     """The articulated-body factors of body ``i``'s joint with ``n`` dofs at rows ``va``, from its articulated
     inertia ``P = IA[i]``: ``U = P S`` (rows of ``U``), ``D_i = S^T U + diag(armature)`` and ``Dinv_i = D_i^-1``
     (RBDA Eqs. 7.25-7.26; the armature, a rotor inertia on the joint's own coordinates, adds to the
     joint-space inertia the way it adds to ``diag(M)``). ``m``: the joint's :func:`joints.principal_axis`
     code in the frame of ``P`` (-1: none), for which ``U`` is column ``m`` of ``P`` and ``D = P[m, m]``; a
-    one-dof ``D`` is inverted as a reciprocal. Returns False if ``D`` is not positive definite."""
+    one-dof ``D`` is inverted as a reciprocal. Returns False if ``D`` is not positive definite. Inlined into its
+    callers, as :func:`joint_acceleration`: called once per body, each call paid a reference-count call on entry
+    and on exit for each of its arrays."""
     P, Dj = IA[i], D[i]
     if m >= 0:
         for l in range(6):
@@ -76,10 +97,11 @@ def joint_factors(IA, i, S, armature, va, n, m, U, D, Dinv):
     return spd_inverse(Dj, n, Dinv[i])
 
 
-@jit
+@inline_jit
 def joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, w):
     """Pass-3 step of the ABA (RBDA Table 7.1) for body ``i``: ``qdd_i = D_i^-1 (u_i - U^T a_i)``, then
-    ``a_i += S qdd_i``, with ``a[i]`` the body's acceleration before its joint moves; ``w`` (6,) scratch."""
+    ``a_i += S qdd_i``, with ``a[i]`` the body's acceleration before its joint moves; ``w`` (6,) scratch.
+    Inlined into its callers, as :func:`joint_factors`."""
     Dj, ai = Dinv[i], a[i]
     for d in range(n):
         s = u[va + d]
@@ -248,8 +270,11 @@ def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, t
                 for e in range(n):
                     s += Dinv[i, d, e] * u[va + e]
                 tmp[d] = s  # Dinv u
-            Ia[:] = 0.0
-            rank_n_downdate(IA, i, U, Dinv, va, n, Ia, G)
+            if n == 1:
+                one_dof_articulated(IA, i, U, Dinv, va, Ia)
+            else:
+                Ia[:] = 0.0
+                rank_n_downdate(IA, i, U, Dinv, va, n, Ia, G)
             for m in range(6):
                 s = pA[i, m]
                 for l in range(6):

@@ -6,7 +6,7 @@ not zeroed: the passes write every entry they read (the motion subspaces are cop
 import numpy as np
 
 from .._jit import parallel_jit, prange
-from .articulated import aba_core
+from .articulated import aba_passes
 from .joints import BAD_IN, NOT_FINITE, OK, all_finite
 from .kinematics import check_state, tree_positions, tree_velocities
 from .layout import DATA_FLOAT_SIZE, F, NB, NV, SCRATCH, data_aba, data_kinematics, dfield, model_extras, model_tree
@@ -16,7 +16,9 @@ from .tree import rnea_passes
 @parallel_jit
 def aba_batch(model_int, model_float, Q, QD, TAU, nchunks, QDD, status):
     """ABA over K states (rows of ``Q``, ``QD``, ``TAU``) without external forces, in ``nchunks`` parallel
-    chunks. Outputs ``QDD`` (K, nv) and per-state ``status`` (K,)."""
+    chunks. Outputs ``QDD`` (K, nv) and per-state ``status`` (K,). Each state runs the passes of
+    :func:`articulated.aba_core` called one by one, as :func:`rnea_batch` calls its passes: a call of
+    ``aba_core`` itself passes its 32 arguments once more per state."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
      body_I, dof_S, dof_armature) = model_tree(model_int, model_float)
     gravity_accel = model_extras(model_int, model_float)[1]
@@ -34,9 +36,11 @@ def aba_batch(model_int, model_float, Q, QD, TAU, nchunks, QDD, status):
             if st == OK and not all_finite(TAU[s]):
                 st = BAD_IN
             if st == OK:
-                st = aba_core(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch,
-                              body_Xtree_E, body_Xtree_r, body_I, dof_S, dof_armature, Q[s], QD[s], TAU[s], fext, gravity_accel,
-                              X_E, X_r, S, v, c, IA, pA, U, D, Dinv, u, a, QDD[s], T)
+                tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                               body_Xtree_r, dof_S, Q[s], X_E, X_r, S)
+                tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, QD[s], v, c, T[2, 1])
+                st = aba_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis, dof_armature, body_I, X_E, X_r, S, v, c,
+                                TAU[s], fext, gravity_accel, IA, pA, U, D, Dinv, u, a, QDD[s], T)
             if st == OK and not all_finite(QDD[s]):
                 st = NOT_FINITE
             status[s] = st
