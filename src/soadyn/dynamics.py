@@ -204,7 +204,9 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference: str = "local")
             return model.coupled_call("frame_jacobian", data, q, frame, reference)
         check_data(model, data)
     local = 1 if reference == "local" else local_flag(reference)
-    f = model.frame_id(frame)
+    f = model.frame_index.get(frame) if type(frame) is str else None  # a known name, without a method call
+    if f is None:
+        f = model.frame_id(frame)
     if type(q) is _NDARRAY and q.dtype is _F64 and q.ndim == 1:
         st = _FRAME_JACOBIAN.call(model.model_int, model.model_float, data.data_float, q, f, local)
     else:

@@ -229,7 +229,8 @@ class Model:
         return self.jnt_names
 
     @functools.cached_property
-    def _frame_index(self) -> dict:
+    def frame_index(self) -> dict:
+        """``{frame name: index}`` (:meth:`frame_id` resolves indices and unknown names too)."""
         return {n: i for i, n in enumerate(self.frame_names)}
 
     @functools.cached_property
@@ -243,10 +244,10 @@ class Model:
     def frame_id(self, frame) -> int:
         """Index of a frame given by name or index; ``ValueError`` naming it if unknown."""
         if type(frame) is str:  # the per-call case first: a name
-            f = self._frame_index.get(frame)
+            f = self.frame_index.get(frame)
             if f is not None:
                 return f
-        return _lookup(frame, self._frame_index, self.nf, "frame")
+        return _lookup(frame, self.frame_index, self.nf, "frame")
 
     def joint_id(self, joint) -> int:
         return _lookup(joint, self._joint_index, self.nb, "joint")
