@@ -25,7 +25,7 @@ import numpy as np
 from .._jit import inline_jit, jit, view
 from .lcp import LCP_TOL, block_solve, natural_residual
 from .kinematics import world_forces, world_subspaces
-from .osim import vertex_compliance
+from .osim import vertex_compliance, vertex_pickoffs
 from .spatial import xforce_T_add, xmotion
 
 WARM_PIVOTS = 4
@@ -133,9 +133,9 @@ def contact_coefficients(con_body, con_frame, nb, k, row_coef):
 def delassus_space(nbody, nn, nr):
     """``(floats, ints)``: the scratch :func:`delassus` takes from its two workspaces for ``nn`` nodes and ``nr``
     rows: the packed ``Omega`` of at most ``m = min(nbody, 2 nn - 1)`` vertices (:func:`osim.vertex_compliance`)
-    and its pass scratch, two pick-offs per row; per vertex its tree fields and pick-off range."""
+    and its pass scratch, two pick-offs per row and their products; per vertex its tree fields and pick-off range."""
     m = max(min(nbody, 2 * nn - 1), 0)
-    return 18 * m * (m + 1) + 114 + 24 * nr, 5 * m + 1 + 2 * nr
+    return 18 * m * (m + 1) + 114 + 26 * nr, 5 * m + 1 + 2 * nr
 
 
 @jit
@@ -146,83 +146,52 @@ def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups,
     ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
     coefficients, ``B_a = ^aX_0^T Sel_a^T``), ``W[r, s] = sum_(a, b) g_(r, a)^T Omega(b_a, b_b) g_(s, b)`` over
     the nodes of the two rows (:func:`osim.vertex_compliance`). The pick-offs are gathered by the vertex of
-    their node (``G_v``, one per row side on vertex ``v``), and each pair of vertices ``(v, w)`` of one subtree
-    of the world adds ``G_v Omega(v, w) G_w^T`` on the rows of its pick-offs: ``Omega(v, w)`` applied once per
-    pick-off of ``w``, then one 6-vector product per pick-off pair (vertices of different subtrees do not
-    couple; free bodies: each vertex on its own). ``Omega`` comes from the articulated-body factors ``S``, ``U``,
-    ``Dinv`` (body coordinates) of an ABA at the same ``q``, moved to world coordinates (``oS``, ``oU``:
+    their node (``G_v`` (6, p_v), one column per row side on vertex ``v``: :func:`osim.vertex_pickoffs`), and
+    each pair of vertices ``(v, w)`` of one subtree of the world adds ``G_v^T Omega(v, w) G_w`` on the rows of
+    its pick-offs: ``H = Omega(v, w) G_w``, then one row of the block per pick-off of ``v`` (contiguous
+    columns), added at ``W[r, s]`` and ``W[s, r]`` (vertices of different subtrees do not couple; free bodies:
+    each vertex on its own). ``Omega`` comes from the articulated-body factors ``S``, ``U``, ``Dinv`` (body
+    coordinates) of an ABA at the same ``q``, moved to world coordinates (``oS``, ``oU``:
     :func:`kinematics.world_subspaces`, :func:`kinematics.world_forces`; ``D`` does not depend on the frame).
     ``fs``, ``js``: float and int scratch of :func:`delassus_space`."""
     nr = Wd.shape[0]
     m = max(min(parent.shape[0], 2 * nn - 1), 0)
     nom = m * (m + 1) // 2
     Om, G, y = view(fs, 0, (nom, 6, 6)), view(fs, 36 * nom, (18, 6)), view(fs, 36 * nom + 108, 6)
-    g, h = view(fs, 36 * nom + 114, (2 * nr, 6)), view(fs, 36 * nom + 114 + 12 * nr, (2 * nr, 6))
+    og = 36 * nom + 114  # G_v: (6, p_v) at og + 6 start[v]
+    h, acc = view(fs, og + 12 * nr, (6, 2 * nr)), view(fs, og + 24 * nr, 2 * nr)
     vert_body, vert_root, vert_end = view(js, 0, m), view(js, m, m), view(js, 2 * m, m)
     start, fill, prow = view(js, 3 * m, m + 1), view(js, 4 * m + 1, m), view(js, 5 * m + 1, 2 * nr)
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_forces(parent, vadr, jnv, U, oR, op, oU)
     nvert = vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body[:nn], vert_body,
                               vert_root, vert_end, Om, G, y)
-    # the pick-offs sorted by vertex (a counting sort): those of vertex v are start[v] .. start[v + 1] - 1,
-    # pick-off e on row prow[e]
-    start[:nvert + 1] = 0
-    for r in range(nr):
-        for x in range(2):
-            a = row_node[r, x]
-            if a >= 0:
-                start[vid[node_body[a]] + 1] += 1
-    for v in range(nvert):
-        start[v + 1] += start[v]
-        fill[v] = start[v]
-    for r in range(nr):
-        for x in range(2):
-            a = row_node[r, x]
-            if a >= 0:
-                e = fill[vid[node_body[a]]]
-                fill[vid[node_body[a]]] += 1
-                prow[e] = r
-                row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g, e)
+    vertex_pickoffs(vid, node_body, node_dim, node_sel, wE, wr, row_node, row_coef, nvert, start, fill, prow,
+                    view(fs, og, 12 * nr))
     Wd[:, :] = 0.0
     for v in range(nvert):
-        o = v * (v + 1) // 2
+        o, sv, pv = v * (v + 1) // 2, start[v], start[v + 1] - start[v]
         for w in range(v + 1):
-            if vert_root[w] != vert_root[v] or start[w] == start[w + 1] or start[v] == start[v + 1]:
+            sw, pw = start[w], start[w + 1] - start[w]
+            if vert_root[w] != vert_root[v] or pw == 0 or pv == 0:
                 continue
-            for e in range(start[w], start[w + 1]):  # Omega(v, w) g_e: Om[o + w] holds it for v >= w
-                for k in range(6):
-                    t = 0.0
-                    for l in range(6):
-                        t += Om[o + w, k, l] * g[e, l]
-                    h[e, k] = t
-            for i in range(start[v], start[v + 1]):
-                r = prow[i]
-                for j in range(start[w], start[w + 1] if v != w else i + 1):  # v = w: the block is symmetric
-                    s = prow[j]
-                    acc = (g[i, 0] * h[j, 0] + g[i, 1] * h[j, 1] + g[i, 2] * h[j, 2] + g[i, 3] * h[j, 3]
-                           + g[i, 4] * h[j, 4] + g[i, 5] * h[j, 5])
-                    Wd[r, s] += acc
-                    if v != w or j != i:  # the pair (w, v): the transposed entry (W stays exactly symmetric)
-                        Wd[s, r] += acc
-
-
-@inline_jit
-def row_pickoff(wE, wr, node_sel, node_dim, a, row_coef, r, x, g, e):
-    """``g[e] = ^aX_0^T Sel_a^T C``: the world wrench (about the world origin) of a unit impulse of row ``r``
-    on its node ``a`` (side ``x``), ``C = row_coef[r, x, :node_dim[a]]`` (as :func:`spatial.xforce_T_add`)."""
-    for m in range(6):  # Sel_a^T C, in the node's frame
-        t = 0.0
-        for d in range(node_dim[a]):
-            t += node_sel[a, d, m] * row_coef[r, x, d]
-        g[e, m] = t
-    n0, n1, n2, f0, f1, f2 = g[e, 0], g[e, 1], g[e, 2], g[e, 3], g[e, 4], g[e, 5]
-    for m in range(3):  # f_0 = E^T f, n_0 = E^T n + r x f_0 with (E, r) = ^aX_0
-        g[e, m] = wE[a, 0, m] * n0 + wE[a, 1, m] * n1 + wE[a, 2, m] * n2
-        g[e, 3 + m] = wE[a, 0, m] * f0 + wE[a, 1, m] * f1 + wE[a, 2, m] * f2
-    f0, f1, f2 = g[e, 3], g[e, 4], g[e, 5]
-    g[e, 0] += wr[a, 1] * f2 - wr[a, 2] * f1
-    g[e, 1] += wr[a, 2] * f0 - wr[a, 0] * f2
-    g[e, 2] += wr[a, 0] * f1 - wr[a, 1] * f0
+            Gv, Gw, Ovw = view(fs, og + 6 * sv, (6, pv)), view(fs, og + 6 * sw, (6, pw)), Om[o + w]
+            for k in range(6):  # H = Omega(v, w) G_w: Om[o + w] holds it for v >= w
+                o0, o1, o2, o3, o4, o5 = Ovw[k, 0], Ovw[k, 1], Ovw[k, 2], Ovw[k, 3], Ovw[k, 4], Ovw[k, 5]
+                for j in range(pw):
+                    h[k, j] = (o0 * Gw[0, j] + o1 * Gw[1, j] + o2 * Gw[2, j] + o3 * Gw[3, j] + o4 * Gw[4, j]
+                               + o5 * Gw[5, j])
+            for i in range(pv):  # row i of G_v^T H; v = w: the block is symmetric, j <= i
+                g0, g1, g2, g3, g4, g5 = Gv[0, i], Gv[1, i], Gv[2, i], Gv[3, i], Gv[4, i], Gv[5, i]
+                for j in range(pw if v != w else i + 1):
+                    acc[j] = g0 * h[0, j] + g1 * h[1, j] + g2 * h[2, j] + g3 * h[3, j] + g4 * h[4, j] + g5 * h[5, j]
+                r = prow[sv + i]
+                for j in range(pw if v != w else i):  # and the pair (w, v): W[s, r] (W stays exactly symmetric)
+                    s = prow[sw + j]
+                    Wd[r, s] += acc[j]
+                    Wd[s, r] += acc[j]
+                if v == w:
+                    Wd[r, r] += acc[i]
 
 
 @inline_jit

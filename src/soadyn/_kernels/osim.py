@@ -470,6 +470,50 @@ def vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W, n
 
 
 @jit
+def vertex_pickoffs(vid, node_body, node_dim, node_sel, wE, wr, row_node, row_coef, nvert, start, fill, prow, g):
+    """The row pick-offs ``g_(r, a) = B_a C^T`` of the rows on nodes (``C = row_coef[r, x, :node_dim[a]]`` on
+    the node ``a = row_node[r, x]`` of side ``x``, ``B_a = ^aX_0^T Sel_a^T``, Eq. 64): the world wrench about the
+    world origin of a unit impulse of row ``r`` at ``a``, ``[E^T n + r x f_0; f_0 = E^T f]`` for ``[n; f] =
+    Sel_a^T C`` (a contact node, ``node_dim`` 3, linear rows in world axes: ``[r x C; C]``), gathered by the
+    vertex of ``a`` (a counting sort): vertex ``v``'s are ``e = start[v] .. start[v + 1] - 1``, on row
+    ``prow[e]``, ``G_v`` (6, p_v) at ``g[6 start[v]:]``. ``fill`` (nvert,) scratch."""
+    start[:nvert + 1] = 0
+    for r in range(row_node.shape[0]):
+        for x in range(2):
+            if row_node[r, x] >= 0:
+                start[vid[node_body[row_node[r, x]]] + 1] += 1
+    for v in range(nvert):
+        start[v + 1] += start[v]
+        fill[v] = start[v]
+    for r in range(row_node.shape[0]):
+        for x in range(2):
+            a = row_node[r, x]
+            if a < 0:
+                continue
+            v = vid[node_body[a]]
+            e, p = 5 * start[v] + fill[v], start[v + 1] - start[v]  # G_v[m, e - start[v]] at g[e + m p]
+            prow[fill[v]] = r
+            fill[v] += 1
+            n0, n1, n2, f0, f1, f2 = 0.0, 0.0, 0.0, row_coef[r, x, 0], row_coef[r, x, 1], row_coef[r, x, 2]
+            if node_dim[a] != 3:
+                f0 = f1 = f2 = 0.0
+                for d in range(node_dim[a]):
+                    c = row_coef[r, x, d]
+                    n0, n1, n2 = n0 + node_sel[a, d, 0] * c, n1 + node_sel[a, d, 1] * c, n2 + node_sel[a, d, 2] * c
+                    f0, f1, f2 = f0 + node_sel[a, d, 3] * c, f1 + node_sel[a, d, 4] * c, f2 + node_sel[a, d, 5] * c
+                n0, n1, n2, f0, f1, f2 = (wE[a, 0, 0] * n0 + wE[a, 1, 0] * n1 + wE[a, 2, 0] * n2,
+                                          wE[a, 0, 1] * n0 + wE[a, 1, 1] * n1 + wE[a, 2, 1] * n2,
+                                          wE[a, 0, 2] * n0 + wE[a, 1, 2] * n1 + wE[a, 2, 2] * n2,
+                                          wE[a, 0, 0] * f0 + wE[a, 1, 0] * f1 + wE[a, 2, 0] * f2,
+                                          wE[a, 0, 1] * f0 + wE[a, 1, 1] * f1 + wE[a, 2, 1] * f2,
+                                          wE[a, 0, 2] * f0 + wE[a, 1, 2] * f1 + wE[a, 2, 2] * f2)
+            g[e] = n0 + (wr[a, 1] * f2 - wr[a, 2] * f1)
+            g[e + p] = n1 + (wr[a, 2] * f0 - wr[a, 0] * f2)
+            g[e + 2 * p] = n2 + (wr[a, 0] * f1 - wr[a, 1] * f0)
+            g[e + 3 * p], g[e + 4 * p], g[e + 5 * p] = f0, f1, f2
+
+
+@jit
 def node_blocks(node_body, node_dim, node_row, node_first, node_sel, wE, wr, vid, vert_root, Om, Linv, Z):
     """``Lambda^-1(a, b) = B_a^T Omega(b_a, b_b) B_b`` (Eq. 64) of every node pair from the packed ``Om`` of
     :func:`vertex_compliance` (:func:`node_block`); pairs of different roots are zero. ``node_first`` (nn,),
@@ -496,8 +540,8 @@ def node_compliance(parent, vadr, jnv, armature, I, S, oR, op, oS, oI, oIA, oU, 
     """Lambda^-1 after the position kinematics (``S``, ``oR``, ``op`` filled), in world coordinates, where
     the articulated-body propagator is ``psi_i = taubar_i`` (no transform): the world-frame articulated-body
     factors, :func:`vertex_compliance` then :func:`node_blocks`, with scratch of its own. Node ``a`` is given
-    by its world transform ``^aX_0 = (wE[a], wr[a])`` and its selection. ``cnt``, ``cpar``, ``vid``: (nb,) int64 workspaces; ``Ups``, ``W``: (nb, 6,
-    6)."""
+    by its world transform ``^aX_0 = (wE[a], wr[a])`` and its selection. ``cnt``, ``cpar``, ``vid``: (nb,)
+    int64 workspaces; ``Ups``, ``W``: (nb, 6, 6)."""
     nn = node_body.shape[0]
     ints = np.empty(7 * nn, dtype=np.int64)
     G, y, Z = np.empty((18, 6)), np.empty(6), np.empty((12, 6))
