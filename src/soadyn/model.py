@@ -129,6 +129,8 @@ class Model:
     gravity_accel: np.ndarray = field(init=False, repr=False, default=None)  # (6,) base acceleration [0; -g]
     model_int: np.ndarray = field(init=False, repr=False, default=None)  # every int64 field, packed
     model_float: np.ndarray = field(init=False, repr=False, default=None)  # every float64 field, packed
+    # {frame name: index} (frame_id resolves indices and unknown names too); a plain attribute, read per call
+    frame_index: dict = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
         """Pack every array field into ``model_int`` and ``model_float`` (``soadyn._kernels.layout``) and
@@ -146,6 +148,7 @@ class Model:
             object.__setattr__(self, name, a)
         object.__setattr__(self, "model_int", mi)
         object.__setattr__(self, "model_float", mf)
+        object.__setattr__(self, "frame_index", {n: i for i, n in enumerate(self.frame_names)})
 
     @property
     def sizes(self) -> dict:
@@ -227,11 +230,6 @@ class Model:
     @property
     def joint_names(self) -> tuple:
         return self.jnt_names
-
-    @functools.cached_property
-    def frame_index(self) -> dict:
-        """``{frame name: index}`` (:meth:`frame_id` resolves indices and unknown names too)."""
-        return {n: i for i, n in enumerate(self.frame_names)}
 
     @functools.cached_property
     def _joint_index(self) -> dict:
