@@ -141,6 +141,8 @@ class Simulator:
         self._tau1 = np.zeros((1, model.nv))
         self._fext1 = np.zeros((1, model.nb, 6))
         self._info1 = self._info_array(1)
+        self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of
+        self._held = False  # whether _tau1 or _fext1 hold the last step's inputs (else zeros)
         self._stepped = False
         self._warm = None if self.contact is None else _contact().warm_state(model, self.contact)
         self._call = None  # the contact kernel's call (_contact_call)
@@ -261,13 +263,17 @@ class Simulator:
         m = self.model
         self._Q1[0] = as_array(q, (m.nq,), "q")
         self._QD1[0] = as_array(qd, (m.nv,), "qd")
-        if tau is None:
-            self._tau1[0] = 0.0
+        if tau is not None or f_ext is not None or self._held:
+            self._step_inputs(tau, f_ext)
+        if self.contact is None:
+            warm = None
+            st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         else:
-            self._tau1[0] = as_array(tau, (m.nv,), "tau")
-        self._fext_row(f_ext, self._fext1[0])
-        warm = None if self._warm is None else self._warm.copy()
-        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
+            warm = self._warm.copy()  # a failed step is run again from it (_contact_error)
+            call = self._call
+            if call is None or call.settings is not self.contact:
+                call = self._contact_call()
+            st = call.step(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm)
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
@@ -280,7 +286,18 @@ class Simulator:
             if code == _ks.NOT_CLOSED:
                 raise ValueError(self._not_closed())
             check_status(code, m, self._Q1[0], ("q", "qd", "tau", "f_ext"))
-        return self._Q1[1].copy(), self._QD1[1].copy()
+        q_next, qd_next = self._next
+        return q_next.copy(), qd_next.copy()
+
+    def _step_inputs(self, tau, f_ext) -> None:
+        """The one-step rows of ``tau`` and ``f_ext`` (zeros for None; left as they are while both stay None)."""
+        self._held = True
+        if tau is None:
+            self._tau1[0] = 0.0
+        else:
+            self._tau1[0] = as_array(tau, (self.model.nv,), "tau")
+        self._fext_row(f_ext, self._fext1[0])
+        self._held = tau is not None or f_ext is not None
 
     def _contact_error(self, code: int, warm: np.ndarray):
         """The error of a failed contact step: for an unsolved LCP the step is run again from the same

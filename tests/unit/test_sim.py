@@ -120,6 +120,21 @@ def test_step_does_not_modify_inputs(floating):
     assert not np.shares_memory(q1, q2)
 
 
+def test_step_inputs_do_not_carry_over(floating):
+    """tau and f_ext act during their step only: a step without them after one with them is the step of a
+    fresh simulator."""
+    q, qd = _state(floating, 2)
+    fresh = sd.Simulator(floating, 1e-3).step(q, qd)
+    sim = sd.Simulator(floating, 1e-3)
+    pushed = sim.step(q, qd, np.full(floating.nv, 0.5), np.full((floating.nb, 6), 0.3))
+    assert not np.array_equal(pushed[1], fresh[1]), "the inputs must act"
+    after = sim.step(q, qd)
+    assert np.array_equal(after[0], fresh[0]) and np.array_equal(after[1], fresh[1])
+    sim.step(q, qd, f_ext={0: np.ones(6)})
+    after = sim.step(q, qd)
+    assert np.array_equal(after[1], fresh[1])
+
+
 def test_tau_shapes(chain):
     sim = sd.Simulator(chain, 1e-3, "rk4")
     q0, qd0 = _state(chain)

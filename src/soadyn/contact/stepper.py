@@ -104,6 +104,10 @@ class ContactCall:
         kernel = self.entry.call if entry else _kc.contact_rollout
         return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep)
 
+    def step(self, Q, QD, tau, fext, stats, warm) -> int:
+        """``__call__`` through the entry point, keeping nothing (the call of ``Simulator.step``)."""
+        return self.entry.call(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP)
+
 
 def contact_columns(model, record: bool) -> int:
     """Columns of the kernel's per-step rows: the statistics, then with ``record`` room for every contact the
