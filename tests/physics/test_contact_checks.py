@@ -12,7 +12,7 @@ import pytest
 import soadyn as sd
 from soadyn import joints as J
 from soadyn import lcp
-from soadyn._kernels.contact import WARM_PIVOTS
+from soadyn._kernels.contact_solve import WARM_PIVOTS
 from soadyn.contact import ContactSettings
 from soadyn.contact.stepper import PATHS, STAT_COLUMNS
 from soadyn.lcp import LCP_TOL

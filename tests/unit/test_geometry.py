@@ -299,6 +299,26 @@ def test_box_box_tilted_gives_edge_points():
     assert_close(np.sort(c.point[:, 0]), [-0.2, 0.2], 1e-12, "edge ends")
 
 
+@pytest.mark.parametrize("tilt", [0.0, 6e-8, 1e-6, 1e-4])
+@pytest.mark.parametrize("lift", [-1e-8, 1e-10, 1e-8, 1e-4])
+def test_box_resting_yawed_tilted_and_overhanging_keeps_its_face(tilt, lift):
+    """A cube on a cube, yawed 5 deg, shifted a few mm and tilted slightly (a staggered stack at rest): face
+    contacts whatever the tilt, also when an edge-edge axis lies within the tilt of the face normal, and when
+    the cubes are just apart and the overhanging corner sets the separating axis separation."""
+    m = scene(("box", (0.1, 0.1, 0.1), {"margin": 0.005}), ("box", (0.1, 0.1, 0.1), {}))  # the default margin
+    R = Rotation.from_rotvec([0, 0, np.radians(5.0)]).as_matrix() @ \
+        Rotation.from_rotvec(tilt * np.array([1.0, 0.3, 0.0]) / np.hypot(1.0, 0.3)).as_matrix()
+    p = np.array([0.004, -0.003, 0.2])
+    corners = np.array([[x, y, -0.1] for x in (-0.1, 0.1) for y in (-0.1, 0.1)])
+    p[2] += 0.1 + lift - (p + corners @ R.T)[:, 2].min()  # the lowest bottom corner at `lift` over the face
+    c = detect(m, ([0, 0, 0], None), (p, R))
+    assert c.count >= 3, f"{c.count} contacts: the face was lost"
+    assert np.all(np.abs(c.normal[:, 2]) > 1.0 - 1e-6), "face normals"
+    # every contact a point of the upper face over the lower one; the lowest within the tilt's reach
+    assert np.all(np.abs(c.point[:, :2]) <= 0.1 + 1e-9)
+    assert lift - 1e-12 <= c.gap.min() <= lift + 0.2 * tilt + 1e-12
+
+
 def test_fully_augmented_carries_geoms():
     b = sd.ModelBuilder("arm")
     b.add_body("l1", "world", sd.joints.Revolute([0, 1, 0]), inertia=sd.Inertia.sphere(1.0, 0.1))

@@ -23,15 +23,9 @@ import math
 import numpy as np
 
 from .._jit import inline_jit, jit, view
-from .lcp import LCP_TOL, block_solve, natural_residual
 from .kinematics import world_forces, world_subspaces
 from .osim import vertex_compliance, vertex_pickoffs
 from .spatial import xforce_T_add, xmotion
-
-WARM_PIVOTS = 4
-"""Block solves of the warm start (:func:`pyramid_warm`) before the step falls back to Lemke."""
-WARM_TIKHONOV = 1e-8
-"""Regularization of the warm start's block relative to ``max |M_ij|`` (:func:`pyramid_warm`)."""
 
 
 @jit
@@ -439,64 +433,6 @@ def contact_coupling(parent, con_body, k, cstart):
                     e += 1
     cstart[k] = e
     return cadj
-
-
-@jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
-    """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
-    ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
-    ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
-    :func:`contact_coupling`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`) and the
-    residual of :func:`lcp.lcp_error` with the scale ``ms = max |M_ij|`` (:func:`pyramid_scale`).
-
-    An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
-    1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
-    check allows), and the block is solved again, at most :data:`WARM_PIVOTS` times. The block is solved with
-    ``WARM_TIKHONOV ms`` added to its diagonal: the face of a box has four coplanar contacts whose normal rows
-    have rank three, and the regularized block gives the least-norm impulses, all four corners loaded; that
-    answer carries over from step to step, where one of the many vertex answers (three corners, the centre
-    of pressure on the diagonal of two) flips with round-off. The regularization adds
-    ``WARM_TIKHONOV ms |z|`` to a row's residual and is checked with it.
-
-    Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
-    ``w``, ``active`` written)."""
-    n = nb + k * (nf + 2)
-    qs = 0.0
-    for i in range(n):
-        qs = max(qs, abs(q[i]))
-    idx = np.empty(n, dtype=np.int64)
-    r = math.inf
-    solves = 0
-    while solves < WARM_PIVOTS:
-        solves += 1
-        m = 0
-        for i in range(n):
-            if i < nb or active[i]:
-                idx[m] = i
-                m += 1
-        A = np.empty((m, m))
-        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A)
-        for a in range(m):
-            A[a, a] += WARM_TIKHONOV * ms
-        if not block_solve(A, q, idx, m, z):
-            z[:] = 0.0
-            return math.inf, solves
-        pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w)
-        r = natural_residual(q, nb, z, w, ms)
-        if r <= LCP_TOL:
-            return r, solves
-        tol = LCP_TOL * qs  # a row within this does not fail the check
-        changed = False
-        for i in range(nb, n):
-            if active[i] and ms * z[i] < -tol:
-                active[i] = False
-                changed = True
-            elif not active[i] and w[i] < -tol:
-                active[i] = True
-                changed = True
-        if not changed:
-            break
-    return r, solves
 
 
 @jit

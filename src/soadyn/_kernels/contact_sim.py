@@ -323,7 +323,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     approach[:] = 0.0  # approach speed of each contact when it collided
     pre = 0.0  # the part of the step whose free acceleration qm already holds
     gain = 0.0  # kinetic energy the impulses add (step 7)
-    for phase in range(MAX_COLLISION_PHASES):
+    restitution = False  # without it no contact collides: no phase
+    for i in range(k):
+        restitution = restitution or eps[i] > 0.0
+    for phase in range(MAX_COLLISION_PHASES if restitution else 0):
         if phase == 0:  # qm = qd, whose body velocities v the ABA of step 1 left
             row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
         else:

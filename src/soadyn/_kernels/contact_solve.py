@@ -9,10 +9,11 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .contact import pyramid_block, pyramid_directions, pyramid_impulses, pyramid_q, pyramid_scale, pyramid_warm
+from .contact import pyramid_block, pyramid_directions, pyramid_impulses, pyramid_q, pyramid_scale, pyramid_w
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
                          SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
-from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_residual, mlcp
+from .factor import factor, solve
+from .lcp import LCP_INACCURATE, LCP_OK, LCP_TOL, lcp_residual, mlcp, natural_residual
 from .pgs import pgs, pyramid_sigma
 
 PATH_NONE, PATH_WARM, PATH_LEMKE, PATH_REGULARIZED, PATH_PGS, PATH_PPM = 0, 1, 2, 3, 4, 5
@@ -34,6 +35,11 @@ NO_SLIP_GAP = 1e-5
 """Drumwright 2015's tangential rows (no-slip: ``v+_t = 0``, Eqs. 45-46; viscous: ``p_t = -dt mu_v v+_t``)
 act whatever the normal impulse, so a contact enters the Drumwright models' step LCP when it touches (gap
 below this, m) or when the step would carry it past its gap (:func:`drumwright_rows`)."""
+
+WARM_PIVOTS = 4
+"""Block solves of the warm start (:func:`pyramid_warm`) before the step falls back to Lemke."""
+WARM_TIKHONOV = 1e-8
+"""Regularization of the warm start's block relative to ``max |M_ij|`` (:func:`pyramid_warm`)."""
 
 ACTIVATION_TOL = 1e-9
 """An open contact left out of the Drumwright rows whose normal row ``w = v+_n + gap / dt`` falls below
@@ -169,8 +175,8 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
     * warm start (``hot``: ``warm`` holds the previous step's answer to the same contacts): its active set
-      solved on this LCP without forming it (:func:`contact.pyramid_warm`: one regularized LU of the active
-      block, corrected by block pivots; ``info[0]`` their number) and used when it passes the check
+      solved on this LCP without forming it (:func:`pyramid_warm`: one regularized factorization of the
+      active block, corrected by block pivots; ``info[0]`` their number) and used when it passes the check
       (``PATH_WARM``): a resting contact set keeps its active set from step to step, and the LCP's matrix is
       formed only when the warm start fails;
     * ``prm[7]`` PGS: projected Gauss-Seidel on the pyramid rows (started from ``warm``), completed with
@@ -240,6 +246,76 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
         warm[:n] = z
     pyramid_impulses(z, nb, k, nf, cs, lam)
     return LCP_OK
+
+
+@jit
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
+    """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
+    ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
+    ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
+    :func:`contact_coupling`), then checked: ``w = M z + q`` from the structure (:func:`pyramid_w`) and the
+    residual of :func:`lcp.lcp_error` with the scale ``ms = max |M_ij|`` (:func:`pyramid_scale`).
+
+    An answer that misses the check corrects its active set by block principal pivoting (Judice and Pires
+    1994): the active rows with ``z_i < 0`` leave, the others with ``w_i < 0`` enter (each by more than the
+    check allows), and the block is solved again, at most :data:`WARM_PIVOTS` times. The block is solved with
+    ``WARM_TIKHONOV ms`` added to its diagonal: the face of a box has four coplanar contacts whose normal rows
+    have rank three, and the regularized block gives the least-norm impulses, all four corners loaded; that
+    answer carries over from step to step, where one of the many vertex answers (three corners, the centre
+    of pressure on the diagonal of two) flips with round-off. The regularization adds
+    ``WARM_TIKHONOV ms |z|`` to a row's residual and is checked with it. Without a ``sigma`` row (no sliding
+    contact) the regularized block is symmetric positive definite: Cholesky on its envelope, the
+    contacts of a stack or a pile coupling only with their neighbours (:func:`.factor.factor`).
+
+    Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
+    ``w``, ``active`` written)."""
+    nbeta = nb + k * (nf + 1)
+    n = nbeta + k
+    qs = 0.0
+    for i in range(n):
+        qs = max(qs, abs(q[i]))
+    idx = np.empty(n, dtype=np.int64)
+    piv = np.empty(n, dtype=np.int64)
+    b = np.empty(n)
+    r = math.inf
+    solves = 0
+    while solves < WARM_PIVOTS:
+        solves += 1
+        m = 0
+        for i in range(n):
+            if i < nb or active[i]:
+                idx[m] = i
+                m += 1
+        A = np.empty((m, m))
+        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A)
+        for a in range(m):
+            A[a, a] += WARM_TIKHONOV * ms
+        spd = m == 0 or idx[m - 1] < nbeta  # no sigma row
+        if not factor(A, piv[:m], spd):
+            z[:] = 0.0
+            return math.inf, solves
+        for a in range(m):
+            b[a] = -q[idx[a]]
+        solve(A, piv[:m], spd, b[:m])
+        z[:] = 0.0
+        for a in range(m):
+            z[idx[a]] = b[a]
+        pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w)
+        r = natural_residual(q, nb, z, w, ms)
+        if r <= LCP_TOL:
+            return r, solves
+        tol = LCP_TOL * qs  # a row within this does not fail the check
+        changed = False
+        for i in range(nb, n):
+            if active[i] and ms * z[i] < -tol:
+                active[i] = False
+                changed = True
+            elif not active[i] and w[i] < -tol:
+                active[i] = True
+                changed = True
+        if not changed:
+            break
+    return r, solves
 
 
 @jit

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .._jit import jit
+from .factor import lu_factor, lu_solve, solve
 
 LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN, LCP_INACCURATE = 0, 1, 2, 3, 4, 5
 """Solver status codes: solved (and verified); secondary ray (no solution found: for copositive-plus ``M``
@@ -48,9 +49,6 @@ PIVOT_TOL = 1e-11
 """A tableau entry counts as a pivot candidate when it exceeds this times the largest entry of its column."""
 TIE_TOL = 1e-12
 """Relative tolerance under which two ratios of the minimum-ratio test count as tied."""
-SINGULAR_TOL = 1e-13
-"""An LU pivot below this times the largest entry of the matrix is numerically singular."""
-
 
 # ------------------------------------------------------------------------------------------- residual
 @jit
@@ -147,16 +145,16 @@ def active_set_solve(M, q, idx, k, z):
 @jit
 def block_solve(A, q, idx, k, z):
     """:func:`active_set_solve` with the block ``A = M[A, A]`` (k x k) given; ``A`` is overwritten."""
-    b = np.empty((k, 1))
+    b = np.empty(k)
     for a in range(k):
-        b[a, 0] = -q[idx[a]]
+        b[a] = -q[idx[a]]
     piv = np.empty(k, dtype=np.int64)
     if not lu_factor(A, piv):
         return False
-    lu_solve(A, piv, b)
+    solve(A, piv, False, b)
     z[:] = 0.0
     for a in range(k):
-        z[idx[a]] = b[a, 0]
+        z[idx[a]] = b[a]
     return True
 
 
@@ -437,78 +435,6 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
 
 
 # ------------------------------------------------------------------------------------------ mixed LCP
-@jit
-def lu_factor(A, piv):
-    """In-place LU factorization with partial pivoting, ``P A = L U`` (unit lower ``L`` below the diagonal,
-    ``U`` on and above; row swaps in ``piv``). Returns False when a pivot is below :data:`SINGULAR_TOL` times
-    the largest entry of ``A`` (numerically singular). Zeros are skipped: a row with a zero multiplier is not
-    updated, and a row's update stops at the last nonzero of the pivot row, so a banded matrix (the active
-    block of a stack's contacts, each box touching the next) costs ``O(n b^2)``, not ``O(n^3)``."""
-    n = A.shape[0]
-    scale = 0.0
-    for i in range(n):
-        for j in range(n):
-            scale = max(scale, abs(A[i, j]))
-    tol = SINGULAR_TOL * scale
-    if scale == 0.0:
-        return n == 0
-    for k in range(n):
-        p = k
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > abs(A[p, k]):
-                p = i
-        if not abs(A[p, k]) > tol:
-            return False
-        piv[k] = p
-        if p != k:
-            for j in range(n):
-                t = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = t
-        inv = 1.0 / A[k, k]
-        last = k  # the last nonzero of the pivot row
-        for j in range(n - 1, k, -1):
-            if A[k, j] != 0.0:
-                last = j
-                break
-        for i in range(k + 1, n):
-            l = A[i, k] * inv
-            A[i, k] = l
-            if l != 0.0:
-                for j in range(k + 1, last + 1):
-                    A[i, j] -= l * A[k, j]
-    return True
-
-
-@jit
-def lu_solve(LU, piv, X):
-    """Overwrite ``X`` (n x m) with ``A^-1 X`` from :func:`lu_factor` (row operations on whole rows of X)."""
-    n = LU.shape[0]
-    m = X.shape[1]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            for j in range(m):
-                t = X[k, j]
-                X[k, j] = X[p, j]
-                X[p, j] = t
-    for i in range(n):  # L y = P x
-        for k in range(i):
-            l = LU[i, k]
-            if l != 0.0:
-                for j in range(m):
-                    X[i, j] -= l * X[k, j]
-    for i in range(n - 1, -1, -1):  # U x = y
-        for k in range(i + 1, n):
-            u = LU[i, k]
-            if u != 0.0:
-                for j in range(m):
-                    X[i, j] -= u * X[k, j]
-        inv = 1.0 / LU[i, i]
-        for j in range(m):
-            X[i, j] *= inv
-
-
 @jit
 def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
     """Solve the mixed LCP whose first ``nfree`` rows are equalities with free ``z_f`` (``w_f = 0``) and
