@@ -36,7 +36,7 @@ NO_SLIP_GAP = 1e-5
 act whatever the normal impulse, so a contact enters the Drumwright models' step LCP when it touches (gap
 below this, m) or when the step would carry it past its gap (:func:`drumwright_rows`)."""
 
-WARM_PIVOTS = 4
+WARM_PIVOTS = 12
 """Block solves of the warm start (:func:`pyramid_warm`) before the step falls back to Lemke."""
 WARM_TIKHONOV = 1e-8
 """Regularization of the warm start's block relative to ``max |M_ij|`` (:func:`pyramid_warm`)."""

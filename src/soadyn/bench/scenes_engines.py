@@ -109,7 +109,7 @@ def _soadyn_record(scene: Scene, duration: float, settings=None) -> Run:
             V[:, j] = np.einsum("kij,kj->ki", R, QD[:, va + 3:va + 6])
     st = traj.stats
     return Run("soadyn", traj.t.copy(), C, V, W, traj.energy[:, 0].copy(), float(st.get("max_penetration", 0.0)),
-               failure, {k: st[k] for k in ("max_contacts", "max_lcp_size", "mean_pivots", "regularized_steps")
+               failure, {k: st[k] for k in ("max_contacts", "max_lcp_size", "mean_pivots", "regularized_steps", "paths")
                          if k in st})
 
 

@@ -80,7 +80,7 @@ class ContactSettings:
     retry). ``pgs_iterations``, ``pgs_tolerance``: the projected Gauss-Seidel limits; a PGS answer is used
     only when it passes the check of every LCP answer on the whole pyramid LCP, else Lemke solves the step.
     ``warm_start``: each step LCP first tries the previous step's active set when the same contacts come
-    back (one factorization of the active block, corrected by up to three block pivots, used only when its answer
+    back (one factorization of the active block, corrected by up to eleven block pivots, used only when its answer
     passes the check; Lemke otherwise), so a resting stack costs no Lemke pivots; False solves every step
     cold.
 
