@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import inline_jit, jit
 
 MAX_PAIR_CONTACTS = 8
 """The most contacts one pair produces (box-box face clipping)."""
@@ -46,7 +46,7 @@ def clamp(x, lo, hi):
     return lo if x < lo else (hi if x > hi else x)
 
 
-@jit
+@inline_jit
 def emit(pts, nrm, gap, k, wa0, wa1, wa2, wb0, wb1, wb2, n0, n1, n2, g):
     """Contact ``k``: midpoint of the witness points ``wa``, ``wb``, normal ``n``, gap ``g``."""
     pts[k, 0] = 0.5 * (wa0 + wb0)
@@ -279,7 +279,7 @@ def capsule_box(Ra, pa, ra, ha, Rb, pb, hb, margin, pts, nrm, gap, ts):
     return 1
 
 
-@jit
+@inline_jit
 def _sat(Ra, ha, Rb, hb, T0, T1, T2, L0, L1, L2):
     """Separation of two boxes along the unit axis ``L``: ``|T.L| - r_a - r_b`` (``T = p_b - p_a``), and
     ``T.L``."""
@@ -335,7 +335,7 @@ def _box_box_distance(Ra, pa, ha, Rb, pb, hb):
     return math.sqrt(best), w
 
 
-@jit
+@inline_jit
 def clip_halfplane(src, n, dst, a0, a1, bound):
     """Sutherland-Hodgman (Sutherland and Hodgman, "Reentrant polygon clipping", CACM 17(1), 1974; Ericson,
     Real-Time Collision Detection, 2005, Sec. 8.3.4): the convex polygon ``src[:n]`` (rows ``x, y, ...``)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import inline_jit, jit
 from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp,
                     corner_normals, emit, local_coords, segments, sphere_box, world_point)
 from .frames import frame_world_pose
@@ -250,7 +250,7 @@ def bounding_radius(t, size):
     return np.inf
 
 
-@jit
+@inline_jit
 def overlaps(a, b, geom_type, gR, gp, rb, margin):
     """Broad-phase test of the pair ``(a, b)``: bounding spheres (radii ``rb``) closer than ``margin``, or
     the bounding sphere of the other geom reaching within ``margin`` of a plane/halfspace's surface. Two

@@ -28,7 +28,7 @@ from .osim import vertex_compliance, vertex_pickoffs
 from .spatial import xforce_T_add, xmotion
 
 
-@jit
+@inline_jit
 def tangent_basis(N, F, i):
     """Rows ``F[i, 0] = n``, ``F[i, 1] = t1``, ``F[i, 2] = t2 = n x t1`` of contact ``i``'s frame, ``n = N[i]``
     (module docstring rule)."""
