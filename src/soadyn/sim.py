@@ -270,10 +270,7 @@ class Simulator:
             st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         else:
             warm = self._warm.copy()  # a failed step is run again from it (_contact_error)
-            call = self._call
-            if call is None or call.settings is not self.contact:
-                call = self._contact_call()
-            st = call.step(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm)
+            st = self._contact_call().step(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm)
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
@@ -291,7 +288,7 @@ class Simulator:
 
     def _step_inputs(self, tau, f_ext) -> None:
         """The one-step rows of ``tau`` and ``f_ext`` (zeros for None; left as they are while both stay None)."""
-        self._held = True
+        self._held = True  # until both rows are written: a bad input leaves them to be rewritten next step
         if tau is None:
             self._tau1[0] = 0.0
         else:

@@ -39,8 +39,8 @@ def aba_batch(model_int, model_float, Q, QD, TAU, nchunks, QDD, status):
                 tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                                body_Xtree_r, dof_S, Q[s], X_E, X_r, S)
                 tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, QD[s], v, c, T[2, 1])
-                st = aba_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis, dof_armature, body_I, X_E, X_r, S, v, c,
-                                TAU[s], fext, gravity_accel, IA, pA, U, D, Dinv, u, a, QDD[s], T)
+                st = aba_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis, dof_armature, body_I, X_E, X_r, S,
+                                v, c, TAU[s], fext, gravity_accel, IA, pA, U, D, Dinv, u, a, QDD[s], T)
             if st == OK and not all_finite(QDD[s]):
                 st = NOT_FINITE
             status[s] = st

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .factor import lu_factor, lu_solve, solve
+from .factor import factor, lu_factor, lu_solve, solve
 
 LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN, LCP_INACCURATE = 0, 1, 2, 3, 4, 5
 """Solver status codes: solved (and verified); secondary ray (no solution found: for copositive-plus ``M``
@@ -149,7 +149,7 @@ def block_solve(A, q, idx, k, z):
     for a in range(k):
         b[a] = -q[idx[a]]
     piv = np.empty(k, dtype=np.int64)
-    if not lu_factor(A, piv):
+    if not factor(A, piv, False):
         return False
     solve(A, piv, False, b)
     z[:] = 0.0
@@ -370,8 +370,8 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     problem, the regularization only finds its active set (``info[1]``: the ``eps`` of the run that did).
     ``max_pivots <= 0``: ``50 n`` a run; while others may follow a run gets :data:`RUN_PIVOTS` ``n`` first, and
     runs cut short rerun with the whole budget if none passes. Outputs: ``z``, ``w = M z + q`` (n), ``info``
-    (4): pivots of all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``, ``LCP_MAX_PIVOTS``,
-    ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
+    (4): pivots of all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``,
+    ``LCP_MAX_PIVOTS``, ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
     ``LCP_NAN``."""
     n = q.shape[0]
     info[0] = 0.0
