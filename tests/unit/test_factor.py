@@ -79,3 +79,26 @@ def test_factor_and_solve_by_cholesky_and_by_lu_agree():
     assert K.block_solve(A.copy(), q, idx, k, z)
     np.testing.assert_allclose(z[idx], x[False], rtol=1e-12)
     assert np.all(np.delete(z, idx) == 0.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lstsq_is_numpys_minimum_norm_solution(seed):
+    """Square, tall and wide; full rank and rank-deficient (a symmetric positive semidefinite block of rank
+    r as from coplanar contacts); consistent and inconsistent right-hand sides: the minimum-norm least-squares
+    solution of LAPACK's gelsd, and the rank."""
+    rng = np.random.default_rng(seed)
+    for t in range(60):
+        m, n = rng.integers(1, 30, size=2)
+        if t % 3 == 0:
+            n = m
+        r = int(rng.integers(0, min(m, n) + 1))
+        A = rng.standard_normal((m, r)) @ rng.standard_normal((r, n))
+        if t % 3 == 0:
+            B = rng.standard_normal((m, r))
+            A = B @ B.T
+        b = A @ rng.standard_normal(n) if t % 2 else rng.standard_normal(m)
+        x = np.empty(n)
+        rank = F.lstsq(A.copy(), b, 1e-13, x)
+        ref, _, ref_rank, _ = np.linalg.lstsq(A, b, rcond=1e-13)
+        assert rank == ref_rank
+        assert np.linalg.norm(x - ref) <= 1e-8 * max(np.linalg.norm(ref), 1.0)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .._jit import inline_jit, jit
+from .._jit import inline_jit, jit, view
 from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp,
                     corner_normals, emit, local_coords, segments, sphere_box, world_point)
 from .frames import frame_world_pose
@@ -328,9 +328,17 @@ def pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_v
 
 
 @jit
+def collide_space(ng, geom_vertnum):
+    """``(floats, ints)``: the scratch :func:`collide` takes for ``ng`` geoms: one pair's contacts, the clipping
+    polygons, a convex's vertices, the EPA polytope and the geoms' bounding radii."""
+    nvert = max(8, geom_vertnum.max() if geom_vertnum.shape[0] else 0)
+    return 7 * MAX_CORNER_CONTACTS + 8 + 64 + 3 * nvert + 9 * (EPA_VERTS + 1) + 4 * EPA_FACES + ng, 10 * EPA_FACES
+
+
+@jit
 def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom,
             geom_vertadr, geom_vertnum, mesh_vert, gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
-            con_eps):
+            con_eps, cf, ci):
     """Narrow phase over the candidate pairs ``pair_geom`` (npair, 2), in order: every contact with
     ``gap <= margin_a + margin_b`` is written to the ``con_*`` arrays (capacity ``K = con_gap.shape[0]``):
     ``con_geom`` (K, 2) the pair ``(a, b)``, ``con_body`` (K, 2) their bodies (-1 world), ``con_point``
@@ -339,21 +347,20 @@ def collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_resti
     ``con_eps = max(e_a, e_b)``. Convex meshes: vertices ``mesh_vert[geom_vertadr[g]:][:geom_vertnum[g]]``.
     Nothing is written past ``K``; returns the number of contacts found (more than ``K`` means overflow).
     Each pair first passes the bounding-sphere test ``overlaps``. Two boxes with ``geom_corners`` set repeat
-    their shared corners with the other face normals (``boxes.corner_normals``). Scratch is allocated once per
-    call."""
+    their shared corners with the other face normals (``boxes.corner_normals``). ``cf``, ``ci``: float and int
+    scratch of :func:`collide_space` (a contact step takes it from its workspace: no allocation per step)."""
     K = con_gap.shape[0]
-    pts = np.empty((MAX_CORNER_CONTACTS, 3))
-    nrm = np.empty((MAX_CORNER_CONTACTS, 3))
-    gap = np.empty(MAX_CORNER_CONTACTS)
-    ts = np.empty(8)
-    poly = np.empty((2, 16, 2))
-    P = np.empty((max(8, geom_vertnum.max() if geom_vertnum.shape[0] else 0), 3))
-    V = np.empty((EPA_VERTS + 1, 9))
-    F = np.empty((EPA_FACES, 4), np.int64)
-    FN = np.empty((EPA_FACES, 4))
-    E = np.empty((3 * EPA_FACES, 2), np.int64)
-    rb = np.empty(geom_type.shape[0])
-    for g in range(geom_type.shape[0]):
+    ng = geom_type.shape[0]
+    nvert = max(8, geom_vertnum.max() if geom_vertnum.shape[0] else 0)
+    mc = MAX_CORNER_CONTACTS
+    pts, nrm, gap = view(cf, 0, (mc, 3)), view(cf, 3 * mc, (mc, 3)), view(cf, 6 * mc, mc)
+    o = 7 * mc
+    ts, poly, P = view(cf, o, 8), view(cf, o + 8, (2, 16, 2)), view(cf, o + 72, (nvert, 3))
+    o += 72 + 3 * nvert
+    V, FN, rb = view(cf, o, (EPA_VERTS + 1, 9)), view(cf, o + 9 * (EPA_VERTS + 1), (EPA_FACES, 4)), view(
+        cf, o + 9 * (EPA_VERTS + 1) + 4 * EPA_FACES, ng)
+    F, E = view(ci, 0, (EPA_FACES, 4)), view(ci, 4 * EPA_FACES, (3 * EPA_FACES, 2))
+    for g in range(ng):
         rb[g] = bounding_radius(geom_type[g], geom_size[g])
     count = 0
     for k in range(pair_geom.shape[0]):
@@ -400,7 +407,9 @@ def detect(model_int, model_float, data_float, data_int, q, geom_margin):
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
+    nf, ni = collide_space(geom_type.shape[0], geom_vertnum)
     ncon[0] = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body,
                       pair_geom, geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, np.empty(nf),
+                      np.empty(ni, dtype=np.int64))
     return OK

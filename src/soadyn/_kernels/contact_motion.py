@@ -235,15 +235,16 @@ def step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
 def max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
                     geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
                     pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, X_E, X_r, S, oR, op, gR, gp,
-                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
+                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci):
     """The deepest penetration (m, 0 if none) at configuration ``q``: kinematics, then collision detection
-    (the rollout's last state, which no further step examines)."""
+    (the rollout's last state, which no further step examines; ``cf``, ``ci``: :func:`.collision.collide`'s
+    scratch)."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
     k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
                 geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
     depth = 0.0
     for i in range(min(k, con_gap.shape[0])):
         depth = max(depth, -con_gap[i])

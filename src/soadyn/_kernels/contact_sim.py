@@ -64,7 +64,7 @@ import math
 import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
-from .collision import collide, geom_world_poses
+from .collision import collide, collide_space, geom_world_poses
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
                       row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
@@ -78,7 +78,7 @@ from .loops import aba_correction, loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_inputs
 from .articulated import aba_core
 from .kinematics import check_state, tree_velocities, world_poses
-from .layout import (NB, NC, NCON_MAX, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
+from .layout import (NB, NC, NCON_MAX, NG, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
                      data_aba, data_contact, data_kinematics, data_loops, data_world, dfield, dint, model_extras,
                      model_geoms, model_loops, model_springs, model_tree)
 
@@ -159,17 +159,29 @@ def carve(buf, at, shape):
 
 
 @jit
-def step_space(mi):
-    """``(floats, ints)``: the scratch a :func:`contact_step` of the model takes from its two workspaces, for
-    the most contacts ``K = ncon_max`` its geom pairs can produce: per contact its frame, coefficients and
-    collision state; per constraint node (two a loop or contact) its pose, selection and rows; per row its
-    coefficients, velocities, target and impulse; per body the row-velocity and impulse passes; the scratch of
-    the Delassus matrix (:func:`.contact.delassus_space`)."""
+def step_space(mi, mf):
+    """``(floats, ints)``: the scratch a :func:`contact_step` of the model ``(mi, mf)`` takes from its two
+    workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: collision
+    detection's (:func:`.collision.collide_space`, first); per contact its frame, coefficients and collision
+    state; per constraint node (two a loop or contact) its pose, selection and rows; per row its coefficients,
+    velocities, target and impulse; per body the row-velocity and impulse passes; the scratch of the Delassus
+    matrix (:func:`.contact.delassus_space`)."""
     nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
-    return 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df, 3 * cap + 1 + 2 * nr + K + 1 + di
+    cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
+    return (cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df,
+            ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
+
+
+@jit
+def solver_space(nr):
+    """The size of the workspace ``wl`` a :func:`contact_step` with ``nr`` rows uses without allocating: the
+    Delassus matrix (nr, nr), then the warm start's block (:func:`.contact_solve.coulomb_rows`) of up to ``nr``
+    rows. Sized by the rows of a step, not the model's ``ncon_max`` (the Delassus matrix of every contact a
+    model's pairs could produce is too large to keep); a step with more rows allocates what does not fit."""
+    return 2 * nr * nr
 
 
 @jit
@@ -185,13 +197,14 @@ def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, 
 
 
 @jit
-def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, stat, warm, keep, ws, wi):
+def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, stat, warm, keep, ws, wi, wl):
     """One contact step (module docstring) of the model ``(mi, mf)`` with Data ``(df, di)`` from ``(q, qd)``
     to ``(qn, qdn)``; ``geom_margin``: the geoms' margins widened by the settings'. ``stat`` (NSTAT,)
     receives the step statistics; ``warm`` (:func:`.contact_solve.warm_size`) carries the step LCP's answer
     from step to step (:func:`.contact_solve.coulomb_rows` starts from it when the same contacts come back);
     an LCP that is not solved is written to ``keep`` when it has room (:func:`.contact_solve.keep_lcp`);
-    ``ws``, ``wi``: float and int workspaces of :func:`step_space`. Inputs are assumed checked
+    ``ws``, ``wi``: float and int workspaces of :func:`step_space`; ``wl``: the Delassus matrix's and the
+    step LCP's (:func:`solver_space`; what does not fit is allocated). Inputs are assumed checked
     (:func:`contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``, ``LCP_FAILED`` (the
     solver status in ``stat[3]``, the failed LCP's size, residual and path in ``stat[2]``, ``stat[10]``,
     ``stat[11]``), ``ENERGY_GAINED`` or an ABA status."""
@@ -222,8 +235,9 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     loop_erp = prm[3]
     split = int(prm[15]) == SPLIT_CORRECTION
     stat[:] = 0.0
-    # the scratch of the velocities and the bodies
-    o = 0
+    # the scratch of collision detection, the velocities and the bodies
+    o, oi = collide_space(mi[NG], geom_vertnum)
+    cf, ci = view(ws, 0, o), view(wi, 0, oi)
     R, o = carve(ws, o, (3, 3))
     tau_s, o = carve(ws, o, (nv,))
     qf, o = carve(ws, o, (nv,))
@@ -250,7 +264,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
     k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom,
                 geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
     if k > con_gap.shape[0]:
         return TOO_MANY_CONTACTS
     stat[0] = k
@@ -285,7 +299,6 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     vfree, o = carve(ws, o, (nr,))
     tgt, o = carve(ws, o, (nr,))
     lam, o = carve(ws, o, (nr,))
-    oi = 0
     node_body, oi = carve(wi, oi, (cap,))
     node_dim, oi = carve(wi, oi, (cap,))
     node_row, oi = carve(wi, oi, (cap + 1,))
@@ -308,7 +321,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         free_rows = True
         contact_coefficients(con_body, con_frame, nb, k, row_coef)
     cadj = contact_coupling(body_parent, con_body, k, cstart)
-    Wd = np.empty((nr, nr))
+    if nr * nr <= wl.shape[0]:
+        Wd, ls = view(wl, 0, (nr, nr)), view(wl, nr * nr, wl.shape[0] - nr * nr)
+    else:
+        Wd, ls = np.empty((nr, nr)), wl
     dfs, dis = delassus_space(nbody, nn, nr)
     delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid, Ups, Psi,
              node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd, view(ws, o, dfs),
@@ -373,7 +389,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         for r in range(ns):
             v0[r] = vr[idx[r]]
         # compression (Eq. 54): the contacts stop approaching
-        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep, every, every)
+        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep, every, every, ls)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         for r in range(ns):
@@ -391,7 +407,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             for c in range(ns):
                 acc += Ws[r, c] * theta[c]
             vs[r] = vc[r] + acc
-        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep, every, every)
+        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep, every, every, ls)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         pd += theta
@@ -431,7 +447,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
         st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep, cstart,
-                        cadj)
+                        cadj, ls)
     else:
         st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep)
     if st != LCP_OK:
@@ -505,7 +521,7 @@ def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ
 
 
 @jit
-def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, warm, keep):
+def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, warm, keep, ws, wi, wl):
     """``nsteps = Q.shape[0] - 1`` contact steps (:func:`contact_step`) of the model ``(mi, mf)`` with Data
     ``(df, di)`` from ``(Q[0], QD[0])``, writing the states ``Q[n], QD[n]`` and the statistics ``stats[n]``
     of step ``n``. ``geom_margin`` (ng,): the geoms' margins widened by the settings'; ``prm``: the
@@ -513,29 +529,34 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
     or one constant row. ``warm``: the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0] = -1``:
     none yet), carried through the steps and left with the last answer, so a run continued by another call
     (or the next :meth:`Simulator.step`) goes on warm; ``keep``: where a failing step writes its unsolved LCP
-    (:func:`.contact_solve.keep_lcp`; empty: not kept). Returns ``OK`` or a status ``| (n + 1) <<
+    (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``, ``wl``: the steps' workspaces
+    (:func:`step_space`, :func:`solver_space`; a caller that steps again keeps them: a step allocates nothing
+    but what does not fit, and ``wl`` grows here with the rows of the steps). Returns ``OK`` or a status ``| (n + 1) <<
     STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]`` valid, ``stats[n]`` that of the failed step, nothing
     written after)."""
     # the arguments without their reference counts (the caller holds them; the Model and Data fields are
     # views, which hold none): the passes and per-body helpers below update no reference count atomically
-    (geom_margin, prm, tau, fext, Q, QD, stats, warm, keep) = (
+    (geom_margin, prm, tau, fext, Q, QD, stats, warm, keep, ws, wi, wl) = (
         borrow(geom_margin), borrow(prm), borrow(tau), borrow(fext), borrow(Q), borrow(QD), borrow(stats),
-        borrow(warm), borrow(keep))
+        borrow(warm), borrow(keep), borrow(ws), borrow(wi), borrow(wl))
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, _, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, _,
      dof_S, _) = model_tree(mi, mf)
     st = check_state(jnt_type, jnt_qadr, Q[0], QD[0])
     if st != OK:
         return st
-    nfloat, nint = step_space(mi)
-    ws = np.empty(nfloat)
-    wi = np.empty(nint, dtype=np.int64)
+    nfloat, nint = step_space(mi, mf)
+    if ws.shape[0] < nfloat or wi.shape[0] < nint:
+        ws, wi = np.empty(nfloat), np.empty(nint, dtype=np.int64)
     nsteps = Q.shape[0] - 1
     for n in range(nsteps):
         st, tau_n, fext_n = step_inputs(tau, fext, n)
         if st != OK:
             return st
         st = contact_step(mi, mf, df, di, geom_margin, prm, Q[n], QD[n], tau_n, fext_n, Q[n + 1], QD[n + 1],
-                          stats[n], warm, keep, ws, wi)
+                          stats[n], warm, keep, ws, wi, wl)
+        need = solver_space(mi[NC] + 3 * int(stats[n, 0]))
+        if need > wl.shape[0]:
+            wl = np.empty(need)
         if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration
             return PENETRATED | (n << STEP_SHIFT)
         if st != OK:
@@ -553,7 +574,7 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
                                 body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
                                 geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
                                 geom_vertnum, mesh_vert, Q[nsteps], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
-                                con_point, con_normal, con_gap, con_mu, con_eps)
+                                con_point, con_normal, con_gap, con_mu, con_eps, ws, wi)
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)
     return OK

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, view
 from .contact import pyramid_block, pyramid_directions, pyramid_impulses, pyramid_q, pyramid_scale, pyramid_w
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
                          SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
@@ -92,7 +92,8 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
                 Ws[r, c] = Wd[idx[r], idx[c]]
         for jj in range(ks):
             mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
-        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, np.empty(0), False, keep, every, every) if n > 0 \
+        none = np.empty(0)
+        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, none, False, keep, every, every, none) if n > 0 \
             else LCP_OK
         info[0] += sub[0]
         info[1] = max(info[1], sub[1])
@@ -122,7 +123,7 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
 
 
 @jit
-def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj):
+def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch):
     """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
     biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright
     2015's viscous or no-slip model on the same contact-space rows (:mod:`.drumwright`, PPM with Lemke
@@ -130,11 +131,12 @@ def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, 
     fell back to Lemke, the LCP size solved, the answer's relative residual (:func:`lcp.lcp_error`), the
     path that solved it (``PATH_*``). ``warm``, ``hot``: the previous answer and whether to start from it
     (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`); ``cstart``,
-    ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair). Returns the
-    solver status (``LCP_OK`` = 0: solved and checked)."""
+    ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair); ``scratch``:
+    float workspace of the warm start (:func:`pyramid_warm`). Returns the solver status (``LCP_OK`` = 0:
+    solved and checked)."""
     model = int(prm[12])
     if model == COULOMB:
-        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj)
+        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch)
     dinfo = np.zeros(DW_INFO_SIZE)
     solver = DW_PPM if int(prm[7]) == SOLVER_PPM else DW_LEMKE
     cold = np.zeros(0, dtype=np.int64)
@@ -170,7 +172,7 @@ def keep_lcp(M, q, nfree, keep):
 
 
 @jit
-def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj):
+def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch):
     """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid (:func:`contact.pyramid_lcp`), every answer
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
@@ -190,7 +192,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
       brought the residual to 2e-7, where PGS from zero needed 1e5.
 
     The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
-    (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj`` as :func:`solve_rows`."""
+    (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj``, ``scratch`` as :func:`solve_rows`."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     q = np.empty(n)
@@ -208,7 +210,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w)
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scratch)
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[0] = solves - 1
@@ -249,7 +251,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
 
 
 @jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scratch):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
     ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
     ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
@@ -267,8 +269,9 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
     contact) the regularized block is symmetric positive definite: Cholesky on its envelope, the
     contacts of a stack or a pile coupling only with their neighbours (:func:`.factor.factor`).
 
-    Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
-    ``w``, ``active`` written)."""
+    The block is formed in ``scratch`` when it fits (a resting pile's block of some 100 rows, allocated and freed
+    every step, cost as much as its factorization). Returns the relative residual (``inf`` when a block is
+    singular) and the number of block solves (``z``, ``w``, ``active`` written)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     qs = 0.0
@@ -286,7 +289,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w):
             if i < nb or active[i]:
                 idx[m] = i
                 m += 1
-        A = np.empty((m, m))
+        A = view(scratch, 0, (m, m)) if m * m <= scratch.shape[0] else np.empty((m, m))
         pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A)
         for a in range(m):
             A[a, a] += WARM_TIKHONOV * ms

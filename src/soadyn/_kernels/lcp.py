@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .factor import factor, lu_factor, lu_solve, solve
+from .factor import factor, lstsq, lu_factor, lu_solve, solve
 
 LCP_OK, LCP_RAY, LCP_MAX_PIVOTS, LCP_SINGULAR, LCP_NAN, LCP_INACCURATE = 0, 1, 2, 3, 4, 5
 """Solver status codes: solved (and verified); secondary ray (no solution found: for copositive-plus ``M``
@@ -163,11 +163,11 @@ def polish(M, q, nfree, z, w):
     """Recompute ``z`` from its active set ``A = {free rows} + {i: z_i > 0}`` with the given ``M``: the
     solution of ``M[A, A] z_A = -q_A`` (``z = 0`` elsewhere) by LU (:func:`active_set_solve`) or, where that
     fails the check (a singular or ill-conditioned block, as from coplanar contacts), the least-squares
-    minimum-norm solution by SVD when it checks better; while that has negative complementarity entries, the
-    most negative leaves ``A`` and the block is solved again. A pivoting method that picked the right active
-    set on a perturbed tableau (round-off, or ``M + eps I``) then returns the solution of the problem
-    itself. Keeps whichever ``z`` has the smallest :func:`lcp_error`; returns that residual (``w``
-    written)."""
+    minimum-norm solution (:func:`.factor.lstsq`) when it checks better; while that has negative
+    complementarity entries, the most negative leaves ``A`` and the block is solved again. A pivoting method
+    that picked the right active set on a perturbed tableau (round-off, or ``M + eps I``) then returns the
+    solution of the problem itself. Keeps whichever ``z`` has the smallest :func:`lcp_error`; returns that
+    residual (``w`` written)."""
     n = q.shape[0]
     best = lcp_error(M, q, nfree, z, w)
     if best == 0.0:
@@ -191,7 +191,8 @@ def polish(M, q, nfree, z, w):
                 for c in range(k):
                     A[a, c] = M[idx[a], idx[c]]
                 b[a] = -q[idx[a]]
-            x = np.linalg.lstsq(A, b, 1e-13)[0]
+            x = np.empty(k)
+            lstsq(A, b, 1e-13, x)
             zl[:] = 0.0
             for a in range(k):
                 zl[idx[a]] = x[a]

@@ -82,31 +82,39 @@ def kept_problem(keep: np.ndarray):
 _NO_KEEP = np.zeros(0)
 
 
+WORKSPACE_CONTACTS = 64
+"""Contacts whose Delassus matrix and warm-start block a simulator's workspace holds (``Simulator.step``
+allocates them anew only for a step with more; a rollout grows its own to the most rows of its steps)."""
+
+
 class ContactCall:
     """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: its arguments that do not
     change from call to call (the packed Model and Data, the geoms' margins widened by the settings', the
-    kernel parameters) gathered once, for the ``settings`` it was built with. A call runs the kernel over
-    ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`, updated); a failing step's LCP is
-    written to ``keep`` when it has room. With ``entry``, the kernel's compiled entry point
+    kernel parameters, the steps' workspaces) gathered once, for the ``settings`` it was built with. A call
+    runs the kernel over ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`, updated); a
+    failing step's LCP is written to ``keep`` when it has room. With ``entry``, the kernel's compiled entry point
     (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the one-step buffers of
     ``Simulator.step`` always have the same types), else numba's dispatcher."""
 
-    __slots__ = ("settings", "args", "entry")
+    __slots__ = ("settings", "args", "space", "entry")
 
     def __init__(self, sim):
         m, d = sim.model, sim.data
         self.settings = sim.contact
         self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
                      sim.contact.kernel_parameters(sim.dt))
+        nfloat, nint = _kc.step_space(m.model_int, m.model_float)
+        rows = m.nc + 3 * min(m.ncon_max, WORKSPACE_CONTACTS)
+        self.space = (np.empty(nfloat), np.empty(nint, dtype=np.int64), np.empty(_kc.solver_space(rows)))
         self.entry = EntryPoint(_kc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
         kernel = self.entry.call if entry else _kc.contact_rollout
-        return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep)
+        return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep, *self.space)
 
     def step(self, Q, QD, tau, fext, stats, warm) -> int:
         """``__call__`` through the entry point, keeping nothing (the call of ``Simulator.step``)."""
-        return self.entry.call(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP)
+        return self.entry.call(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP, *self.space)
 
 
 def contact_columns(model, record: bool) -> int:
