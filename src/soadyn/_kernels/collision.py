@@ -28,7 +28,6 @@ import numpy as np
 from .._jit import inline_jit, jit, view
 from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp,
                     corner_normals, emit, local_coords, segments, sphere_box, world_point)
-from .frames import frame_world_pose
 from .joints import OK, check_q
 from .kinematics import tree_positions, world_poses
 from .layout import NCON, data_contact, data_kinematics, dint, model_geoms, model_tree
@@ -44,8 +43,17 @@ def geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp):
     """World rotation ``gR`` (ng, 3, 3) (columns = geom axes in world) and origin ``gp`` (ng, 3) of every
     geom: ``gR = oR_b E^T``, ``gp = op_b + oR_b r`` for a geom placed at ``(E, r)`` on body ``b``
     (the frame convention of ``frames.frame_world_pose``); world geoms (``b = -1``) use their placement."""
-    for g in range(geom_body.shape[0]):
-        frame_world_pose(geom_body[g], geom_E[g], geom_r[g], oR, op, gR[g], gp[g])
+    for g in range(geom_body.shape[0]):  # frames.frame_world_pose on the rows g: no array view per geom
+        b = geom_body[g]
+        for m in range(3):
+            if b < 0:
+                gp[g, m] = geom_r[g, m]
+            else:
+                gp[g, m] = op[b, m] + oR[b, m, 0] * geom_r[g, 0] + oR[b, m, 1] * geom_r[g, 1] + \
+                    oR[b, m, 2] * geom_r[g, 2]
+            for n in range(3):
+                E0, E1, E2 = geom_E[g, n, 0], geom_E[g, n, 1], geom_E[g, n, 2]
+                gR[g, m, n] = geom_E[g, n, m] if b < 0 else oR[b, m, 0] * E0 + oR[b, m, 1] * E1 + oR[b, m, 2] * E2
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -140,7 +148,7 @@ def capsule_capsule(Ra, pa, ra, ha, Rb, pb, rb, hb, margin, pts, nrm, gap):
 
 
 # ------------------------------------------------------------------------------ planes, halfspaces
-@jit
+@inline_jit
 def _plane_point(Rb, pb, sb, x0, x1, x2, r, margin, pts, nrm, gap, k):
     """Contact ``k`` of the ball ``(x, r)`` with the plane/halfspace ``b`` (solid ``z <= 0``, normal
     ``Rb[:, 2]``): ``gap = n . (x - pb) - r``; a finite plane (``sb[0] > 0``) keeps it only if the foot point
@@ -273,12 +281,13 @@ def _rank(t):
     return t + 10 if is_flat(t) else t
 
 
-@jit
+@inline_jit
 def pair_contacts(a, b, geom_type, geom_size, geom_vertadr, geom_vertnum, mesh_vert, margin, gR, gp, pts, nrm, gap,
                   ts, poly, P, V, F, FN, E):
     """Contacts of the geom pair ``(a, b)`` into the scratch ``pts, nrm, gap`` (normals from ``b`` to
     ``a``): the pair is ordered by type (``_rank``) for the pair functions and the normals flipped back.
-    Plane/halfspace pairs give none. Returns the count."""
+    Plane/halfspace pairs give none. Returns the count. Inlined into :func:`collide`, as :func:`_plane_point`
+    into the plane pairs: a call passes some twenty arrays, each with its reference count updated."""
     ta, tb = geom_type[a], geom_type[b]
     flip = _rank(ta) > _rank(tb)
     if flip:

@@ -199,13 +199,16 @@ def node_transform(b, wE, wr, oR, op, a, E, r):
 
 
 @jit
-def row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr):
-    """Constraint-row velocities ``vr = Q J qd`` from the body velocities ``v`` (body frames) of ``qd``."""
-    E = np.empty((3, 3))
-    r = np.empty(3)
-    V = np.empty(6)
-    Vb = np.empty(6)
-    Vn = np.empty((nn, 6))
+def row_space(nn):
+    """The scratch of :func:`row_velocities` and :func:`row_forces` for ``nn`` nodes."""
+    return 6 * nn + 24
+
+
+@jit
+def row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr):
+    """Constraint-row velocities ``vr = Q J qd`` from the body velocities ``v`` (body frames) of ``qd``;
+    ``scr``: scratch of :func:`row_space`."""
+    E, r, V, Vb, Vn = view(scr, 0, (3, 3)), view(scr, 9, 3), view(scr, 12, 6), view(scr, 18, 6), view(scr, 24, (nn, 6))
     for a in range(nn):
         node_transform(node_body[a], wE, wr, oR, op, a, E, r)
         for m in range(6):  # a copy, not a view handed to xmotion: no reference counting per node
@@ -227,15 +230,12 @@ def row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_nod
 
 
 @jit
-def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f):
+def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr):
     """Body forces (body frames, about body origins) ``f = J^T Q^T lam`` of the row impulses ``lam``
-    (the dual of :func:`row_velocities`; Jain 2014 Eqs. 23, 35)."""
+    (the dual of :func:`row_velocities`; Jain 2014 Eqs. 23, 35); ``scr``: scratch of :func:`row_space`."""
     f[:] = 0.0
-    E = np.empty((3, 3))
-    r = np.empty(3)
-    Fn = np.zeros((nn, 6))
-    F = np.empty(6)
-    Fb = np.empty(6)
+    E, r, F, Fb, Fn = view(scr, 0, (3, 3)), view(scr, 9, 3), view(scr, 12, 6), view(scr, 18, 6), view(scr, 24, (nn, 6))
+    Fn[:, :] = 0.0
     for rr in range(lam.shape[0]):
         if lam[rr] == 0.0:
             continue
@@ -436,16 +436,16 @@ def contact_coupling(parent, con_body, k, cstart):
 
 
 @jit
-def pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w):
+def pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w, lv):
     """``w = M z + q`` of :func:`pyramid_lcp` from its structure, without ``M``: ``P W P^T beta`` as
     ``P (W lam)`` with the row impulses ``lam`` of ``z`` (:func:`pyramid_impulses`), ``W lam`` over the loop
     rows and the contact pairs that couple (:func:`pyramid_block`), plus ``E_hat sigma`` on the edges and
-    ``E_bar beta`` on the ``sigma`` rows."""
+    ``E_bar beta`` on the ``sigma`` rows. ``lv`` (2 nr): scratch."""
     nbeta = nb + k * (nf + 1)
     nr = nb + 3 * k
-    lam = np.empty(nr)
+    lam, v = view(lv, 0, nr), view(lv, nr, nr)
     pyramid_impulses(z, nb, k, nf, cs, lam)
-    v = np.zeros(nr)  # W lam over the rows with an impulse
+    v[:] = 0.0  # W lam over the rows with an impulse
     for c in range(nb):
         if lam[c] != 0.0:
             for r in range(nr):

@@ -66,7 +66,7 @@ import numpy as np
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide, collide_space, geom_world_poses
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
-                      row_velocities, tangent_basis)
+                      row_space, row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, phase_rows,
                              record_contacts, record_impulses, restitution_scale, slip_frames, step_positions)
@@ -171,26 +171,28 @@ def step_space(mi, mf):
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
-    return (cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + 16 * nr + 30 * nb + df,
+    return (cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 30 * nb + df,
             ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
 
 
 @jit
-def solver_space(nr):
-    """The size of the workspace ``wl`` a :func:`contact_step` with ``nr`` rows uses without allocating: the
-    Delassus matrix (nr, nr), then the warm start's block (:func:`.contact_solve.coulomb_rows`) of up to ``nr``
-    rows. Sized by the rows of a step, not the model's ``ncon_max`` (the Delassus matrix of every contact a
-    model's pairs could produce is too large to keep); a step with more rows allocates what does not fit."""
-    return 2 * nr * nr
+def solver_space(nb, k, nf):
+    """The size of the workspace ``wl`` a :func:`contact_step` with ``nb`` loop rows and ``k`` contacts (``nf``
+    pyramid edges) uses without allocating: the Delassus matrix of its ``nr = nb + 3 k`` rows, then the step
+    LCP's vectors and the warm start's block of up to ``nr`` rows (:func:`.contact_solve.coulomb_rows`). Sized
+    by the rows of a step, not the model's ``ncon_max`` (the Delassus matrix of every contact a model's pairs
+    could produce is too large to keep); a step with more rows allocates what does not fit."""
+    nr = nb + 3 * k
+    return 2 * nr * nr + 3 * (nb + k * (nf + 2)) + 2 * nr
 
 
 @jit
 def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd):
+                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd, scr):
     """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses ``f``
-    (:func:`row_forces`), then one ABA pass on the articulated factors of the step
+    (:func:`row_forces`, ``scr`` its scratch), then one ABA pass on the articulated factors of the step
     (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch)."""
-    row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f)
+    row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr)
     aba_correction(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, a, u, dqd)
     for k in range(qd.shape[0]):
         qd[k] += dqd[k]
@@ -299,6 +301,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     vfree, o = carve(ws, o, (nr,))
     tgt, o = carve(ws, o, (nr,))
     lam, o = carve(ws, o, (nr,))
+    rsc, o = carve(ws, o, (row_space(cap),))
     node_body, oi = carve(wi, oi, (cap,))
     node_dim, oi = carve(wi, oi, (cap,))
     node_row, oi = carve(wi, oi, (cap + 1,))
@@ -315,7 +318,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     if int(prm[14]) == SLIP_PYRAMID and k > 0:
         # tangents along the slip of the free velocity, then the rows again
         row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
-                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
         slip_frames(k, nb, vr, con_frame)
         vfree[:] = vr
         free_rows = True
@@ -344,10 +347,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         restitution = restitution or eps[i] > 0.0
     for phase in range(MAX_COLLISION_PHASES if restitution else 0):
         if phase == 0:  # qm = qd, whose body velocities v the ABA of step 1 left
-            row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+            row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
         else:
             row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR,
-                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
         any_collision = False
         tc = dt
         for i in range(k):
@@ -365,7 +368,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             for m in range(nv):
                 qm[m] += tc * qdd[m]
             row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qm, vb, cb, vJ, oR,
-                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+                              op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
         for i in range(k):
             if colliding[i]:
                 approach[i] = max(approach[i], -vr[nb + 3 * i])
@@ -416,7 +419,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         for r in range(ns):
             lam[idx[r]] = pc[r] + s_d * pd[r]
         apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                       node_dim, nn, row_node, row_coef, lam, qm, fi, pAi, ai, ui, dqi)
+                       node_dim, nn, row_node, row_coef, lam, qm, fi, pAi, ai, ui, dqi, rsc)
         record_impulses(stat, nb, k, lam, con_frame)
         gain += kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature,
                                qm, vb, cb, vJ) - ke0
@@ -428,7 +431,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         vr[:] = vfree
     else:
         row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
-                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
     for r in range(nb):
         tgt[r] = vr[r] + loop_erp * loop_phi[r] / dt
     for i in range(k):
@@ -465,7 +468,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         if lam[nb + 3 * i] > 0.0:
             stat[1] += 1.0
     apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                   node_dim, nn, row_node, row_coef, lam, qdn, fi, pAi, ai, ui, dqi)
+                   node_dim, nn, row_node, row_coef, lam, qdn, fi, pAi, ai, ui, dqi, rsc)
     record_impulses(stat, nb, k, lam, con_frame)
     # 7. (checked before the positions move) the impulses' work: the step LCP's impulse lam at the free
     # velocity v_f does lam . (v_f + v+) / 2 = lam . v+ - lam^T W lam / 2 <= lam . v+, and lam . v+ <= 0 but
@@ -486,7 +489,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     back[:] = 0.0  # how far each collided contact is brought back in step 6
     if stat[5] > 0.0:
         row_velocities_of(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qdn, vb, cb, vJ, oR, op,
-                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+                          node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, rsc)
         for i in range(k):
             if collided[i] and approach[i] > 0.0:
                 back[i] = con_gap[i] * (1.0 + max(vr[nb + 3 * i], 0.0) / approach[i])
@@ -505,7 +508,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         stat[10] = max(stat[10], info[2])
         dq[:] = 0.0
         apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                       node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi)
+                       node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi, rsc)
         qc[:] = qn
         integrate_config(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, qc, dq, dt, qn, R)
     return OK
@@ -513,11 +516,12 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
 
 @jit
 def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ, oR, op,
-                      node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr):
+                      node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr):
     """Row velocities ``G qd`` of a generalized velocity ``qd`` at the step's configuration: the body
-    velocities by one pass (:func:`tree.tree_velocities`), then :func:`contact.row_velocities`."""
+    velocities by one pass (:func:`tree.tree_velocities`), then :func:`contact.row_velocities` (``scr``: its
+    scratch)."""
     tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr)
+    row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr)
 
 
 @jit
@@ -554,7 +558,7 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
             return st
         st = contact_step(mi, mf, df, di, geom_margin, prm, Q[n], QD[n], tau_n, fext_n, Q[n + 1], QD[n + 1],
                           stats[n], warm, keep, ws, wi, wl)
-        need = solver_space(mi[NC] + 3 * int(stats[n, 0]))
+        need = solver_space(mi[NC], int(stats[n, 0]), int(prm[1]))
         if need > wl.shape[0]:
             wl = np.empty(need)
         if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration

@@ -195,12 +195,18 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
     (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj``, ``scratch`` as :func:`solve_rows`."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
-    q = np.empty(n)
+    nr = nb + 3 * k
+    need = 3 * n + 2 * nr
+    if scratch.shape[0] >= need:
+        q, z, w, lv = view(scratch, 0, n), view(scratch, n, n), view(scratch, 2 * n, n), view(scratch, 3 * n, 2 * nr)
+        rest = view(scratch, need, scratch.shape[0] - need)
+    else:
+        q, z, w, lv = np.empty(n), np.empty(n), np.empty(n), np.empty(2 * nr)
+        rest = scratch
     cs = pyramid_directions(nf)
     pyramid_q(tgt, nb, k, nf, cs, q)
     ms = pyramid_scale(Wd, nb, k, nf, mu, cs)  # max |M_ij|, the scale of every check
-    z = np.zeros(n)
-    w = np.empty(n)
+    z[:] = 0.0
     info[:] = 0.0
     info[3] = n
     info[4] = math.inf
@@ -210,7 +216,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
         active = np.empty(n, dtype=np.bool_)
         for i in range(n):
             active[i] = warm[i] > 0.0
-        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scratch)
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, rest)
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[0] = solves - 1
@@ -251,7 +257,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
 
 
 @jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scratch):
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, scratch):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
     ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
     ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
@@ -270,8 +276,9 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scrat
     contacts of a stack or a pile coupling only with their neighbours (:func:`.factor.factor`).
 
     The block is formed in ``scratch`` when it fits (a resting pile's block of some 100 rows, allocated and freed
-    every step, cost as much as its factorization). Returns the relative residual (``inf`` when a block is
-    singular) and the number of block solves (``z``, ``w``, ``active`` written)."""
+    every step, cost as much as its factorization); ``lv`` (2 nr): the scratch of :func:`.contact.pyramid_w`.
+    Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
+    ``w``, ``active`` written)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     qs = 0.0
@@ -303,7 +310,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, scrat
         z[:] = 0.0
         for a in range(m):
             z[idx[a]] = b[a]
-        pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w)
+        pyramid_w(Wd, q, nb, k, nf, mu, cs, cstart, cadj, z, w, lv)
         r = natural_residual(q, nb, z, w, ms)
         if r <= LCP_TOL:
             return r, solves

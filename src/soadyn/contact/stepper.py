@@ -104,8 +104,8 @@ class ContactCall:
         self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
                      sim.contact.kernel_parameters(sim.dt))
         nfloat, nint = _kc.step_space(m.model_int, m.model_float)
-        rows = m.nc + 3 * min(m.ncon_max, WORKSPACE_CONTACTS)
-        self.space = (np.empty(nfloat), np.empty(nint, dtype=np.int64), np.empty(_kc.solver_space(rows)))
+        solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
+        self.space = (np.empty(nfloat), np.empty(nint, dtype=np.int64), np.empty(solver))
         self.entry = EntryPoint(_kc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
