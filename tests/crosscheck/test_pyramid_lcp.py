@@ -91,5 +91,5 @@ def test_pyramid_block_and_w_on_the_coupled_pairs_match_eq53(seed, nb):
     z = np.where(rng.random(n) < 0.4, 0.0, rng.normal(size=n))
     for start, adj in ((cstart, cadj), (every, every)):
         w = np.full(n, np.nan)
-        kc.pyramid_w(W, q, nb, k, NF, mu, cs, start, adj, z, w)
+        kc.pyramid_w(W, q, nb, k, NF, mu, cs, start, adj, z, w, np.full(2 * (nb + 3 * k), np.nan))
         np.testing.assert_allclose(w, ref @ z + q, rtol=0, atol=1e-13 * scale * (1 + np.abs(z).sum()))

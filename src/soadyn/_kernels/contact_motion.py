@@ -232,19 +232,77 @@ def step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R)
 
 
 @jit
+def memo_space(nq, K):
+    """``(floats, ints)``: the size of the detection memo (:func:`remember_contacts`) of a model with ``nq``
+    coordinates and ``ncon_max = K``."""
+    return 2 + nq + 9 * K, 4 * K
+
+
+@jit
+def remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
+    """Keep the ``k`` contacts just detected at ``q`` in the memo ``(memo, imemo)`` (:func:`memo_space`:
+    ``[1, k, q, point, normal, gap, mu, eps]`` and ``[geom, body]`` per contact), for :func:`step_contacts`."""
+    K, nq = con_gap.shape[0], q.shape[0]
+    memo[0] = 1.0 if k <= K else 0.0
+    memo[1] = k
+    memo[2:2 + nq] = q
+    o = 2 + nq
+    for i in range(min(k, K)):
+        for m in range(3):
+            memo[o + 9 * i + m] = con_point[i, m]
+            memo[o + 9 * i + 3 + m] = con_normal[i, m]
+        memo[o + 9 * i + 6], memo[o + 9 * i + 7], memo[o + 9 * i + 8] = con_gap[i], con_mu[i], con_eps[i]
+        for m in range(2):
+            imemo[4 * i + m] = con_geom[i, m]
+            imemo[4 * i + 2 + m] = con_body[i, m]
+
+
+@jit
+def step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
+                  pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
+                  con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci):
+    """The contacts of a step at ``q`` (the body poses ``oR``, ``op`` of ``q`` given): those of the memo when it
+    was written at this very ``q`` (:func:`remember_contacts`: the last state of a rollout, from which
+    ``Simulator.step`` goes on), else geom poses and :func:`.collision.collide` (``cf``, ``ci``: its scratch).
+    The memo is used once. Returns the count."""
+    nq = q.shape[0]
+    hit = memo[0] == 1.0
+    for m in range(nq):
+        hit = hit and memo[2 + m] == q[m]
+    memo[0] = 0.0
+    if not hit:
+        geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
+        return collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
+                       geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
+                       con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
+    k = int(memo[1])
+    o = 2 + nq
+    for i in range(k):
+        for m in range(3):
+            con_point[i, m] = memo[o + 9 * i + m]
+            con_normal[i, m] = memo[o + 9 * i + 3 + m]
+        con_gap[i], con_mu[i], con_eps[i] = memo[o + 9 * i + 6], memo[o + 9 * i + 7], memo[o + 9 * i + 8]
+        for m in range(2):
+            con_geom[i, m] = imemo[4 * i + m]
+            con_body[i, m] = imemo[4 * i + 2 + m]
+    return k
+
+
+@jit
 def max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
                     geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
                     pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, X_E, X_r, S, oR, op, gR, gp,
-                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci):
+                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci):
     """The deepest penetration (m, 0 if none) at configuration ``q``: kinematics, then collision detection
     (the rollout's last state, which no further step examines; ``cf``, ``ci``: :func:`.collision.collide`'s
-    scratch)."""
+    scratch), its contacts kept in the memo for the step that goes on from ``q`` (:func:`step_contacts`)."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
-    geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
-                geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
+    memo[0] = 0.0
+    k = step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
+                      pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci)
+    remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     depth = 0.0
     for i in range(min(k, con_gap.shape[0])):
         depth = max(depth, -con_gap[i])

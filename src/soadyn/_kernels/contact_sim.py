@@ -64,12 +64,13 @@ import math
 import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
-from .collision import collide, collide_space, geom_world_poses
+from .collision import collide_space
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
                       row_space, row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
-from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, phase_rows,
-                             record_contacts, record_impulses, restitution_scale, slip_frames, step_positions)
+from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, memo_space, phase_rows,
+                             record_contacts, record_impulses, restitution_scale, slip_frames, step_contacts,
+                             step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
                             same_contacts, solve_rows)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
@@ -161,8 +162,9 @@ def carve(buf, at, shape):
 @jit
 def step_space(mi, mf):
     """``(floats, ints)``: the scratch a :func:`contact_step` of the model ``(mi, mf)`` takes from its two
-    workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: collision
-    detection's (:func:`.collision.collide_space`, first); per contact its frame, coefficients and collision
+    workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: the detection
+    memo (:func:`.contact_motion.memo_space`, first, kept from call to call) and collision detection's
+    (:func:`.collision.collide_space`); per contact its frame, coefficients and collision
     state; per constraint node (two a loop or contact) its pose, selection and rows; per row its coefficients,
     velocities, target and impulse; per body the row-velocity and impulse passes; the scratch of the Delassus
     matrix (:func:`.contact.delassus_space`)."""
@@ -171,6 +173,8 @@ def step_space(mi, mf):
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
+    mf_, mi_ = memo_space(nq, K)
+    cf, ci = cf + mf_, ci + mi_
     return (cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 30 * nb + df,
             ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
 
@@ -237,9 +241,11 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     loop_erp = prm[3]
     split = int(prm[15]) == SPLIT_CORRECTION
     stat[:] = 0.0
-    # the scratch of collision detection, the velocities and the bodies
-    o, oi = collide_space(mi[NG], geom_vertnum)
-    cf, ci = view(ws, 0, o), view(wi, 0, oi)
+    # the detection memo, the scratch of collision detection, the velocities and the bodies
+    mf_, mi_ = memo_space(mi[NQ], mi[NCON_MAX])
+    cf_, ci_ = collide_space(mi[NG], geom_vertnum)
+    memo, imemo, cf, ci = view(ws, 0, mf_), view(wi, 0, mi_), view(ws, mf_, cf_), view(wi, mi_, ci_)
+    o, oi = mf_ + cf_, mi_ + ci_
     R, o = carve(ws, o, (3, 3))
     tau_s, o = carve(ws, o, (nv,))
     qf, o = carve(ws, o, (nv,))
@@ -263,10 +269,9 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         return st
     # 2. contacts, rows and the Delassus matrix
     world_poses(body_parent, X_E, X_r, oR, op)
-    geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_restitution, geom_body, pair_geom,
-                geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
+    k = step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, geom_margin,
+                      geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci)
     if k > con_gap.shape[0]:
         return TOO_MANY_CONTACTS
     stat[0] = k
@@ -551,6 +556,7 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
     nfloat, nint = step_space(mi, mf)
     if ws.shape[0] < nfloat or wi.shape[0] < nint:
         ws, wi = np.empty(nfloat), np.empty(nint, dtype=np.int64)
+        ws[0] = 0.0  # no detection memo
     nsteps = Q.shape[0] - 1
     for n in range(nsteps):
         st, tau_n, fext_n = step_inputs(tau, fext, n)
@@ -570,6 +576,9 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
         if check_q(jnt_type, jnt_qadr, Q[n + 1]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     if nsteps > 0 and math.isfinite(prm[16]):
+        mf_, mi_ = memo_space(mi[NQ], mi[NCON_MAX])
+        cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
+        memo, imemo = view(ws, 0, mf_), view(wi, 0, mi_)
         (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
          geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
         X_E, X_r, S, _, _, oR, op = data_kinematics(mi, df)
@@ -578,7 +587,8 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
                                 body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
                                 geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
                                 geom_vertnum, mesh_vert, Q[nsteps], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
-                                con_point, con_normal, con_gap, con_mu, con_eps, ws, wi)
+                                con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, view(ws, mf_, cf_),
+                                view(wi, mi_, ci_))
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)
     return OK

@@ -105,7 +105,7 @@ class ContactCall:
                      sim.contact.kernel_parameters(sim.dt))
         nfloat, nint = _kc.step_space(m.model_int, m.model_float)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
-        self.space = (np.empty(nfloat), np.empty(nint, dtype=np.int64), np.empty(solver))
+        self.space = (np.zeros(nfloat), np.zeros(nint, dtype=np.int64), np.empty(solver))  # no detection memo
         self.entry = EntryPoint(_kc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
