@@ -164,19 +164,18 @@ def step_space(mi, mf):
     """``(floats, ints)``: the scratch a :func:`contact_step` of the model ``(mi, mf)`` takes from its two
     workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: the detection
     memo (:func:`.contact_motion.memo_space`, first, kept from call to call) and collision detection's
-    (:func:`.collision.collide_space`); per contact its frame, coefficients and collision
-    state; per constraint node (two a loop or contact) its pose, selection and rows; per row its coefficients,
-    velocities, target and impulse; per body the row-velocity and impulse passes; the scratch of the Delassus
-    matrix (:func:`.contact.delassus_space`)."""
+    (:func:`.collision.collide_space`); per contact its frame, coefficients and collision state; per
+    constraint node (two a loop or contact) its pose, selection and rows (:func:`.contact.row_space`); per row
+    its coefficients, velocities, target and impulse; per body the row-velocity and impulse passes; the
+    scratch of the Delassus matrix (:func:`.contact.delassus_space`)."""
     nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
-    cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
     mf_, mi_ = memo_space(nq, K)
-    cf, ci = cf + mf_, ci + mi_
-    return (cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 30 * nb + df,
-            ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
+    cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
+    return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 30 * nb + df,
+            mi_ + ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
 
 
 @jit

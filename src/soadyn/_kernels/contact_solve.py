@@ -132,8 +132,8 @@ def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, 
     path that solved it (``PATH_*``). ``warm``, ``hot``: the previous answer and whether to start from it
     (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`); ``cstart``,
     ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair); ``scratch``:
-    float workspace of the warm start (:func:`pyramid_warm`). Returns the solver status (``LCP_OK`` = 0:
-    solved and checked)."""
+    float workspace of the pyramid LCP's vectors and the warm start's block (:func:`coulomb_rows`; what does
+    not fit is allocated). Returns the solver status (``LCP_OK`` = 0: solved and checked)."""
     model = int(prm[12])
     if model == COULOMB:
         return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch)
