@@ -25,7 +25,6 @@ def test_stacks_and_pyramid_rest(name, duration):
     assert run.ke[-1] < C.REST_KE, f"kinetic energy {run.ke[-1]:.3e} J at the end"
 
 
-
 @pytest.mark.parametrize("name", ["stack5_staggered", "stack10", "pyramid6"])
 @pytest.mark.parametrize("seed", [1, 3])
 def test_perturbed_piles_rest_warm_started(name, seed):

@@ -49,11 +49,23 @@ def test_lu_solves_a_banded_nonsymmetric_block():
     A = banded_spd(rng, n, 4) + np.triu(np.tril(rng.standard_normal((n, n)), 2), -2)
     LU = A.copy()
     piv = np.empty(n, dtype=np.int64)
-    assert F.lu_factor(LU, piv)
+    ratio = F.lu_factor(LU, piv)
+    assert ratio == pytest.approx(np.abs(np.diag(LU)).min() / np.abs(A).max(), rel=1e-12)  # the pivot ratio
     X = rng.standard_normal((n, 2))
     Y = X.copy()
     F.lu_solve(LU, piv, Y)
     np.testing.assert_allclose(Y, np.linalg.solve(A, X), rtol=1e-9, atol=1e-12)
+
+
+def test_lu_reports_a_singular_block_and_an_empty_one():
+    """A pivot ratio of 0 for a block of rank 3 of 4 and for a zero block; 1 for an empty one."""
+    rng = np.random.default_rng(6)
+    piv = np.empty(4, dtype=np.int64)
+    J = rng.standard_normal((4, 3))
+    assert F.lu_factor(J @ rng.standard_normal((3, 4)), piv) == 0.0
+    assert F.lu_factor(np.zeros((4, 4)), piv) == 0.0
+    assert F.lu_factor(np.zeros((0, 0)), piv[:0]) == 1.0
+    assert not F.factor(J @ J.T, piv, False)
 
 
 def test_factor_and_solve_by_cholesky_and_by_lu_agree():

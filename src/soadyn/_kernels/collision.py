@@ -28,6 +28,7 @@ import numpy as np
 from .._jit import inline_jit, jit, view
 from .boxes import (MAX_CORNER_CONTACTS, MAX_PAIR_CONTACTS, PARALLEL_TOL, box_box, capsule_box, clamp,
                     corner_normals, emit, local_coords, segments, sphere_box, world_point)
+from .frames import frame_world_pose
 from .joints import OK, check_q
 from .kinematics import tree_positions, world_poses
 from .layout import NCON, data_contact, data_kinematics, dint, model_geoms, model_tree
@@ -43,17 +44,8 @@ def geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp):
     """World rotation ``gR`` (ng, 3, 3) (columns = geom axes in world) and origin ``gp`` (ng, 3) of every
     geom: ``gR = oR_b E^T``, ``gp = op_b + oR_b r`` for a geom placed at ``(E, r)`` on body ``b``
     (the frame convention of ``frames.frame_world_pose``); world geoms (``b = -1``) use their placement."""
-    for g in range(geom_body.shape[0]):  # frames.frame_world_pose on the rows g: no array view per geom
-        b = geom_body[g]
-        for m in range(3):
-            if b < 0:
-                gp[g, m] = geom_r[g, m]
-            else:
-                gp[g, m] = op[b, m] + oR[b, m, 0] * geom_r[g, 0] + oR[b, m, 1] * geom_r[g, 1] + \
-                    oR[b, m, 2] * geom_r[g, 2]
-            for n in range(3):
-                E0, E1, E2 = geom_E[g, n, 0], geom_E[g, n, 1], geom_E[g, n, 2]
-                gR[g, m, n] = geom_E[g, n, m] if b < 0 else oR[b, m, 0] * E0 + oR[b, m, 1] * E1 + oR[b, m, 2] * E2
+    for g in range(geom_body.shape[0]):
+        frame_world_pose(geom_body[g], geom_E[g], geom_r[g], oR, op, gR[g], gp[g])
 
 
 # ----------------------------------------------------------------------------------------- helpers

@@ -298,10 +298,10 @@ def max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S
     scratch), its contacts kept in the memo for the step that goes on from ``q`` (:func:`step_contacts`)."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
-    memo[0] = 0.0
-    k = step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                      pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
-                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci)
+    geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
+    k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
+                geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
+                con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
     remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
     depth = 0.0
     for i in range(min(k, con_gap.shape[0])):

@@ -54,9 +54,10 @@ the path that solved the step LCP (``PATH_*`` of :mod:`.contact_solve`).
 No LCP answer is applied unchecked: each has passed :func:`lcp.lcp_error` at :data:`lcp.LCP_TOL` on the
 problem it solves (:func:`.contact_solve.coulomb_rows`; the Drumwright models' by their own check). The step
 LCP starts from the previous step's active set when the same contacts come back (warm start, checked;
-Lemke otherwise), so a resting stack costs one small LU per step instead of Lemke's pivots. A ``stat`` row longer than ``NSTAT``
-also receives the step's contacts (:func:`contact_motion.record_contacts`): ``RECORD`` columns per contact
-(world point, normal, impulse on body A over the step: collision phases and step LCP), NaN after the last.
+Lemke otherwise), so a resting stack costs one factorization of a small banded block per step instead of
+Lemke's pivots. A ``stat`` row longer than ``NSTAT`` also receives the step's contacts
+(:func:`contact_motion.record_contacts`): ``RECORD`` columns per contact (world point, normal, impulse on body
+A over the step: collision phases and step LCP), NaN after the last.
 """
 
 import math

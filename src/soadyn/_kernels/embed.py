@@ -36,8 +36,8 @@ from .frames import bias_accelerations, jacobian_columns
 from .joints import OK, SINGULAR, integrate_config
 from .loops import loop_forces, loop_rows, solve_multipliers
 from .kinematics import tree_positions, tree_velocities, world_inertias, world_poses, world_subspaces
-from .spatial import (cross_force_add, force_to_world_add, from_world_motion, lu_factor, lu_solve, spd_inverse,
-                      to_world_motion)
+from .factor import lu_factor, solve
+from .spatial import cross_force_add, force_to_world_add, from_world_motion, spd_inverse, to_world_motion
 
 B0, NB, D0, NY, NI, R0, NR, PAR = range(8)
 """Columns of the node table ``nd``."""
@@ -93,7 +93,7 @@ def factor_dependent(k, nd, nd_ind, Gk, LU, piv):
             for s in range(nr):
                 LU[k, s, c] = Gk[k, s, j]
             c += 1
-    return lu_factor(LU[k], nr, piv[k])
+    return lu_factor(LU[k, :nr, :nr], piv[k, :nr])
 
 
 @jit
@@ -114,7 +114,7 @@ def hinge_map(k, nd, nd_ind, Gk, LU, piv, Gm, col):
             continue
         for s in range(nr):
             col[s] = Gk[k, s, j]
-        lu_solve(LU[k], nr, piv[k], col)
+        solve(LU[k, :nr, :nr], piv[k, :nr], False, col[:nr])
         e = 0
         for jj in range(ny):
             if nd_ind[d0 + jj] == 0:
@@ -192,7 +192,7 @@ def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, 
             col = np.empty(nr)
             for s in range(nr):
                 col[s] = -phi[nd_row[nd[k, R0] + s]]
-            lu_solve(LU[k], nr, piv[k], col)
+            solve(LU[k, :nr, :nr], piv[k, :nr], False, col[:nr])
             e = 0
             for j in range(nd[k, NY]):
                 if nd_ind[nd[k, D0] + j] == 0:
@@ -249,7 +249,7 @@ def node_bias(nd, nd_ind, nd_row, gdot, LU, piv, gk, col):
         for s in range(nr):
             col[s] = gdot[nd_row[nd[k, R0] + s]]
         if nr > 0:
-            lu_solve(LU[k], nr, piv[k], col)
+            solve(LU[k, :nr, :nr], piv[k, :nr], False, col[:nr])
         e = 0
         for j in range(ny):
             if nd_ind[d0 + j] == 1:

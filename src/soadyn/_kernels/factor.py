@@ -25,10 +25,12 @@ a Cholesky pivot below this times its largest diagonal entry."""
 @jit
 def lu_factor(A, piv):
     """In-place LU factorization with partial pivoting, ``P A = L U`` (unit lower ``L`` below the diagonal,
-    ``U`` on and above; row swaps in ``piv``). Returns False when a pivot is below :data:`SINGULAR_TOL` times
-    the largest entry of ``A`` (numerically singular). Zeros are skipped: a row with a zero multiplier is not
-    updated, and a row's update stops at the last nonzero of the pivot row, so a banded matrix (the active
-    block of a stack's contacts, each box touching the next) costs ``O(n b^2)``, not ``O(n^3)``."""
+    ``U`` on and above; row swaps in ``piv``). Returns the pivot ratio ``min |pivot| / max |A_ij|`` (1 for an
+    empty ``A``), or 0 when a pivot is not above :data:`SINGULAR_TOL` times the largest entry (numerically
+    singular; the factorization stops there): a caller with a pivot tolerance of its own compares the ratio
+    with it. Zeros are skipped: a row with a zero multiplier is not updated, and a row's update stops at the
+    last nonzero of the pivot row, so a banded matrix (the active block of a stack's contacts, each box
+    touching the next) costs ``O(n b^2)``, not ``O(n^3)``."""
     n = A.shape[0]
     scale = 0.0
     for i in range(n):
@@ -36,14 +38,16 @@ def lu_factor(A, piv):
             scale = max(scale, abs(A[i, j]))
     tol = SINGULAR_TOL * scale
     if scale == 0.0:
-        return n == 0
+        return 1.0 if n == 0 else 0.0
+    smallest = math.inf
     for k in range(n):
         p = k
         for i in range(k + 1, n):
             if abs(A[i, k]) > abs(A[p, k]):
                 p = i
         if not abs(A[p, k]) > tol:
-            return False
+            return 0.0
+        smallest = min(smallest, abs(A[p, k]))
         piv[k] = p
         if p != k:
             for j in range(n):
@@ -62,7 +66,7 @@ def lu_factor(A, piv):
             if l != 0.0:
                 for j in range(k + 1, last + 1):
                     A[i, j] -= l * A[k, j]
-    return True
+    return smallest / scale
 
 
 @jit
@@ -148,7 +152,7 @@ def factor(A, piv, spd):
     """Factor the square ``A`` in place: Cholesky on its envelope when ``spd`` (symmetric positive definite;
     ``piv``: the envelope, :func:`envelope_cholesky`), else LU with partial pivoting (``piv``: the row swaps,
     :func:`lu_factor`). False when ``A`` is numerically singular."""
-    return envelope_cholesky(A, piv) if spd else lu_factor(A, piv)
+    return envelope_cholesky(A, piv) if spd else lu_factor(A, piv) > 0.0
 
 
 @jit
@@ -198,6 +202,17 @@ def reflect(A, r0, c0, v, vv):
 
 
 @jit
+def reflect_vector(x, r0, v, vv):
+    """``x[r0:] = H x[r0:]`` for the reflection ``(v, vv)`` of :func:`householder`."""
+    d = 0.0
+    for i in range(r0, x.shape[0]):
+        d += v[i] * x[i]
+    d *= 2.0 / vv
+    for i in range(r0, x.shape[0]):
+        x[i] -= d * v[i]
+
+
+@jit
 def lstsq(A, b, rcond, x):
     """The minimum-norm least-squares solution ``x`` of ``A x = b`` (``A`` (m, n), destroyed; ``b`` (m,)) by a
     complete orthogonal decomposition (Golub and Van Loan 2013, Sec. 5.5.2): Householder QR with column
@@ -228,28 +243,21 @@ def lstsq(A, b, rcond, x):
             r = j
             break
         reflect(A, j, j + 1, v, vv)
-        d = 0.0
-        for i in range(j, m):
-            d += v[i] * y[i]
-        d *= 2.0 / vv
-        for i in range(j, m):
-            y[i] -= d * v[i]
+        reflect_vector(y, j, v, vv)
         A[j, j] = alpha
         for i in range(j + 1, m):
             A[i, j] = 0.0
-    # [R11 R12]^T (n, r) = Z [L; 0]: the reflections kept in V's columns
+    # [R11 R12]^T (n, r) = Z [L; 0]: the reflections kept in V's rows
     T = np.zeros((n, r))
     for i in range(r):
         for c in range(i, n):
             T[c, i] = A[i, c]
-    V = np.zeros((n, r))
+    V = np.zeros((r, n))
     vvs = np.zeros(r)
     for j in range(r):
-        alpha, vv = householder(T, j, j, v)
+        alpha, vv = householder(T, j, j, V[j])
         if alpha != 0.0:
-            reflect(T, j, j + 1, v, vv)
-            for i in range(j, n):
-                V[i, j] = v[i]
+            reflect(T, j, j + 1, V[j], vv)
             vvs[j] = vv
             T[j, j] = alpha
     # L^T u = y_r (L = T[:r, :r] upper triangular, so L^T lower), then x_p = Z [u; 0]
@@ -261,12 +269,7 @@ def lstsq(A, b, rcond, x):
         xp[i] = s / T[i, i]
     for j in range(r - 1, -1, -1):
         if vvs[j] > 0.0:
-            d = 0.0
-            for i in range(j, n):
-                d += V[i, j] * xp[i]
-            d *= 2.0 / vvs[j]
-            for i in range(j, n):
-                xp[i] -= d * V[i, j]
+            reflect_vector(xp, j, V[j], vvs[j])
     for i in range(n):
         x[perm[i]] = xp[i]
     return r

@@ -372,8 +372,8 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     ``max_pivots <= 0``: ``50 n`` a run; while others may follow a run gets :data:`RUN_PIVOTS` ``n`` first, and
     runs cut short rerun with the whole budget if none passes. Outputs: ``z``, ``w = M z + q`` (n), ``info``
     (4): pivots of all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``,
-    ``LCP_MAX_PIVOTS``, ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last run) or
-    ``LCP_NAN``."""
+    ``LCP_MAX_PIVOTS``, ``LCP_INACCURATE`` (the runs ended but no answer passed the check; ``z`` that of the last
+    run) or ``LCP_NAN``."""
     n = q.shape[0]
     info[0] = 0.0
     info[1] = 0.0
@@ -471,7 +471,7 @@ def mlcp(M, q, nfree, max_pivots, tikhonov, z, w, info):
             for j in range(nfree):
                 LU[i, j] = M[i, j]
             LU[i, i] += eps_f
-        ok = lu_factor(LU, piv)
+        ok = lu_factor(LU, piv) > 0.0
         if ok or not tikhonov > 0.0 or k == TIKHONOV_TRIES:
             break
         eps_f = tikhonov * 10.0 ** k

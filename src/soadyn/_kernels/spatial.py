@@ -459,63 +459,7 @@ def swing_twist_log(R, a, out):
     out[2] = k * sz + gamma * a[2]
 
 
-# ------------------------------------------------------------------------- LU and world-frame transforms
-@jit
-def lu_factor(A, n, piv):
-    """In-place LU factorization with partial pivoting of ``A[:n, :n]`` (``piv`` the row swaps). Returns
-    ``min |pivot| / max |A|`` (0 for a zero matrix): the caller compares it with its pivot tolerance
-    (:data:`soadyn._kernels.embed.PIVOT_TOL`)."""
-    scale = 0.0
-    for r in range(n):
-        for c in range(n):
-            scale = max(scale, abs(A[r, c]))
-    if scale == 0.0:
-        return 0.0
-    smallest = math.inf
-    for j in range(n):
-        p = j
-        for r in range(j + 1, n):
-            if abs(A[r, j]) > abs(A[p, j]):
-                p = r
-        piv[j] = p
-        if p != j:
-            for c in range(n):
-                t = A[j, c]
-                A[j, c] = A[p, c]
-                A[p, c] = t
-        d = A[j, j]
-        smallest = min(smallest, abs(d))
-        if d == 0.0:
-            return 0.0
-        for r in range(j + 1, n):
-            f = A[r, j] / d
-            A[r, j] = f
-            for c in range(j + 1, n):
-                A[r, c] -= f * A[j, c]
-    return smallest / scale
-
-
-@jit
-def lu_solve(A, n, piv, b):
-    """``b <- A^-1 b`` with the factors of :func:`lu_factor`."""
-    for j in range(n):
-        p = piv[j]
-        if p != j:
-            t = b[j]
-            b[j] = b[p]
-            b[p] = t
-    for r in range(n):
-        s = b[r]
-        for c in range(r):
-            s -= A[r, c] * b[c]
-        b[r] = s
-    for r in range(n - 1, -1, -1):
-        s = b[r]
-        for c in range(r + 1, n):
-            s -= A[r, c] * b[c]
-        b[r] = s / A[r, r]
-
-
+# -------------------------------------------------------------------------------- world-frame transforms
 @jit
 def to_world_motion(R, p, m, out):
     """``out = ^0X_i m``: a body-frame motion vector in world coordinates about the world origin."""
