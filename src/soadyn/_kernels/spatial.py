@@ -7,7 +7,7 @@ All helpers write into caller-provided arrays; outputs never alias inputs unless
 
 import math
 
-from .._jit import jit
+from .._jit import inline_jit, jit
 
 
 @jit
@@ -44,7 +44,7 @@ def rotate_T(R, x, y, z):
             R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
 
 
-@jit
+@inline_jit
 def xmotion(E, r, m, out):
     """out = X m: ``w' = E w``, ``v' = E (v - r x w)``."""
     w0, w1, w2 = m[0], m[1], m[2]
@@ -56,7 +56,7 @@ def xmotion(E, r, m, out):
         out[3 + k] = E[k, 0] * u0 + E[k, 1] * u1 + E[k, 2] * u2
 
 
-@jit
+@inline_jit
 def xforce_T_add(E, r, f, out):
     """out += X^T f: ``n_A = E^T n + r x (E^T f)``, ``f_A = E^T f`` (a B-force expressed in A)."""
     n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
@@ -73,7 +73,7 @@ def xforce_T_add(E, r, f, out):
     out[5] += g2
 
 
-@jit
+@inline_jit
 def cross_motion(v, m, out):
     """out = v x m (RBDA Eq. 2.31): ``[w x mw; w x mv + v x mw]``."""
     w0, w1, w2, v0, v1, v2 = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -93,7 +93,7 @@ def cross_force(w0, w1, w2, v0, v1, v2, f0, f1, f2, f3, f4, f5):
             w0 * f1 - w1 * f0 + v0 * f4 - v1 * f3, w1 * f5 - w2 * f4, w2 * f3 - w0 * f5, w0 * f4 - w1 * f3)
 
 
-@jit
+@inline_jit
 def cross_force_add(v, f, out):
     """out += v x* f (RBDA Eq. 2.32): ``[w x n + v x f; w x f]``."""
     w0, w1, w2, v0, v1, v2 = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -124,7 +124,7 @@ def classical_acceleration(v, h):
     h[5] += v[0] * v[4] - v[1] * v[3]
 
 
-@jit
+@inline_jit
 def inertia_mul(I, x, out):
     """out = I x for a rigid-body inertia ``I = [[Ibar, h~], [h~^T, m 1]]`` (RBDA Eq. 2.63, ``h = m c``):
     ``[Ibar w + h x v; m v - h x w]``, reading only its 10 distinct parameters."""
