@@ -67,7 +67,13 @@ def test_pyramid_block_and_w_on_the_coupled_pairs_match_eq53(seed, nb):
     parent, con_body, W, mu = forest_case(seed, nb)
     k = con_body.shape[0]
     cstart = np.empty(k + 1, dtype=np.int64)
-    cadj = kc.contact_coupling(parent, con_body, k, cstart)
+    room = np.full(kc.coupling_space(parent.size, k), -7, dtype=np.int64)  # scratch as a step leaves it
+    cadj = kc.contact_coupling(parent, con_body, k, cstart, room).copy()
+    # without room for the pairs in its scratch, the same pairs in an array of their own
+    start2 = np.empty(k + 1, dtype=np.int64)
+    tight = np.full(5 * k + 2 * parent.size + 1, -7, dtype=np.int64)
+    np.testing.assert_array_equal(kc.contact_coupling(parent, con_body, k, start2, tight), cadj)
+    np.testing.assert_array_equal(start2, cstart)
     # the coupling holds every nonzero block and no pair of contacts on different trees
     for i in range(k):
         near = set(cadj[cstart[i]:cstart[i + 1]])
@@ -78,14 +84,15 @@ def test_pyramid_block_and_w_on_the_coupled_pairs_match_eq53(seed, nb):
     ref = dense_pyramid(W, nb, k, mu)
     n = ref.shape[0]
     scale = np.abs(ref).max()
-    cs = kc.pyramid_directions(NF)
+    cs = np.full((NF + 1, 3), np.nan)
+    kc.pyramid_directions(NF, cs)
     every = np.empty(0, dtype=np.int64)
     rng = np.random.default_rng(10 + seed)
     for trial in range(6):
         idx = np.arange(n) if trial == 0 else np.sort(rng.choice(n, size=rng.integers(1, n), replace=False))
         for start, adj in ((cstart, cadj), (every, every)):
             A = np.full((idx.size, idx.size), np.nan)
-            kc.pyramid_block(W, nb, k, NF, mu, cs, idx, idx.size, start, adj, A)
+            kc.pyramid_block(W, nb, k, NF, mu, cs, idx, idx.size, start, adj, A, np.full(k + 1, -7, dtype=np.int64))
             np.testing.assert_allclose(A, ref[np.ix_(idx, idx)], rtol=0, atol=1e-13 * scale)
     q = rng.normal(size=n)
     z = np.where(rng.random(n) < 0.4, 0.0, rng.normal(size=n))

@@ -259,15 +259,13 @@ def row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_
 
 
 @jit
-def pyramid_directions(nf):
-    """Row ``j`` of every ``P_i`` (:func:`pyramid_lcp`) on ``(n, t1, t2)``: ``[1, 0, 0]``, then
-    ``[0, cos th_j, sin th_j]`` with ``th_j = 2 pi j / n_f`` (Jain 2014 Eq. 6)."""
-    cs = np.empty((nf + 1, 3))
+def pyramid_directions(nf, cs):
+    """``cs`` (n_f + 1, 3): row ``j`` of every ``P_i`` (:func:`pyramid_lcp`) on ``(n, t1, t2)``: ``[1, 0, 0]``,
+    then ``[0, cos th_j, sin th_j]`` with ``th_j = 2 pi j / n_f`` (Jain 2014 Eq. 6)."""
     cs[0, 0], cs[0, 1], cs[0, 2] = 1.0, 0.0, 0.0
     for j in range(nf):
         th = 2.0 * math.pi * j / nf
         cs[1 + j, 0], cs[1 + j, 1], cs[1 + j, 2] = 0.0, math.cos(th), math.sin(th)
-    return cs
 
 
 @jit
@@ -293,10 +291,11 @@ def pyramid_lcp(Wd, vr, nb, k, nf, mu, M, q):
     (size ``nb + k (n_f + 2)``; the first ``nb`` rows are free), ``M`` by :func:`pyramid_block`. Returns
     ``max |M_ij|`` (:func:`pyramid_scale`), the scale of the answer's check (:func:`lcp.lcp_residual`)."""
     n = nb + k * (nf + 2)
-    cs = pyramid_directions(nf)
+    cs = np.empty((nf + 1, 3))
+    pyramid_directions(nf, cs)
     pyramid_q(vr, nb, k, nf, cs, q)
     every = np.empty(0, dtype=np.int64)  # every contact pair
-    pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, every, every, M)
+    pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, every, every, M, np.empty(k + 1, dtype=np.int64))
     return pyramid_scale(Wd, nb, k, nf, mu, cs)
 
 
@@ -322,21 +321,20 @@ def pyramid_scale(Wd, nb, k, nf, mu, cs):
 
 
 @jit
-def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A):
+def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A, seg):
     """``A = M[idx, idx]`` of :func:`pyramid_lcp` for the ``m`` ascending rows ``idx[:m]`` (all of them: ``M``)
     without forming ``M``. ``P W P^T`` block by block: a loop row against every row from ``W`` (times ``cs``
     on a contact's columns); the edge rows of two contacts ``i >= j`` as ``cs_a^T (W_ij cs_c)`` with the 3 x 3
     block ``W_ij``, only for the pairs that couple (:func:`contact_coupling`: ``cadj[cstart[i]:cstart[i +
     1]]``, or every pair where ``cstart`` is empty), mirrored (``A`` exactly symmetric there). ``E_hat`` (1 on
     an edge row in its contact's ``sigma`` column) and ``E_bar`` (``mu_i`` and -1 on the ``sigma`` row of
-    contact ``i``) from their pattern; every other entry 0."""
+    contact ``i``) from their pattern; every other entry 0. ``seg`` (k + 1,): int scratch."""
     nbeta = nb + k * (nf + 1)
     for a in range(m):
         for c in range(m):
             A[a, c] = 0.0
     # the block's rows by kind: loop rows below nl, the edge rows of contact i in seg[i] .. seg[i + 1] - 1,
     # the sigma rows from seg[k] on
-    seg = np.empty(k + 1, dtype=np.int64)
     a = 0
     while a < m and idx[a] < nb:
         a += 1
@@ -383,18 +381,32 @@ def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A):
                 A[a, c], A[c, a] = -1.0, 1.0
 
 
+COUPLING_ROOM = 32
+"""Partners per contact that :func:`coupling_space` leaves room for (a box of a stack or a pyramid touches at
+most 16 contacts of its neighbours, each contact two boxes); a step with more allocates its ``cadj``."""
+
+
 @jit
-def contact_coupling(parent, con_body, k, cstart):
+def coupling_space(nb, k):
+    """The int scratch of :func:`contact_coupling` for ``nb`` bodies and ``k`` contacts: its buckets, then room
+    for :data:`COUPLING_ROOM` partners per contact."""
+    return 5 * k + 2 * nb + 1 + COUPLING_ROOM * k
+
+
+@jit
+def contact_coupling(parent, con_body, k, cstart, ints):
     """The contact pairs whose block of ``W`` may be nonzero: two contacts couple when a body of one and a
     body of the other hang from the same root body (one tree of the world; the world couples nothing), as
     :func:`delassus` leaves the blocks of contacts on different trees zero. The contacts are bucketed by the
     roots they touch (a counting sort), and each contact's partners gathered from its two buckets, so the
     cost is the number of pairs, not ``k^2``. Writes ``cstart`` (k + 1,) and returns ``cadj``: the contacts
-    that contact ``i`` couples with (itself included, each once) are ``cadj[cstart[i]:cstart[i + 1]]``."""
+    that contact ``i`` couples with (itself included, each once) are ``cadj[cstart[i]:cstart[i + 1]]``, a view of
+    the int scratch ``ints`` (:func:`coupling_space`) when it has room, else allocated."""
     nb = parent.shape[0]
-    ints = np.zeros(5 * k + 2 * nb + 1, dtype=np.int64)
+    o = 5 * k + 2 * nb + 1
     root, bstart, bucket = ints[:2 * k], ints[2 * k:2 * k + nb + 1], ints[2 * k + nb + 1:4 * k + nb + 1]
-    seen, fill = ints[4 * k + nb + 1:5 * k + nb + 1], ints[5 * k + nb + 1:]
+    seen, fill = ints[4 * k + nb + 1:5 * k + nb + 1], ints[5 * k + nb + 1:o]
+    bstart[:] = 0
     for i in range(k):
         for x in range(2):
             b = con_body[i, x]
@@ -416,7 +428,7 @@ def contact_coupling(parent, con_body, k, cstart):
                 bucket[fill[b]] = i
                 fill[b] += 1
                 e += bstart[b + 1] - bstart[b]
-    cadj = np.empty(e, dtype=np.int64)
+    cadj = view(ints, o, e) if o + e <= ints.shape[0] else np.empty(e, dtype=np.int64)
     seen[:] = -1  # the last contact whose partners took contact j
     e = 0
     for i in range(k):

@@ -94,7 +94,7 @@ def correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep):
     pull = np.zeros(k, dtype=np.bool_)
     nc = 0
     for i in range(k):
-        pull[i] = collided[i] and con_gap[i] > 0.0
+        pull[i] = collided[i] != 0 and con_gap[i] > 0.0
         if pull[i]:
             nc += 1
     n = nb + k
@@ -219,10 +219,10 @@ def ballistic_shifts(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, shift, R):
 
 
 @jit
-def step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R):
+def step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R, shift):
     """``qn`` from ``q`` by the step velocity ``qdn`` (:func:`joints.step_joints`), the centre of mass of
-    each free joint that no impulse touched moved by the trapezoidal rule (:func:`ballistic_shifts`)."""
-    shift = np.empty((jtype.shape[0], 3))
+    each free joint that no impulse touched moved by the trapezoidal rule (:func:`ballistic_shifts`;
+    ``shift`` (njoint, 3) scratch)."""
     ballistic_shifts(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, shift, R)
     step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
     for i in range(jtype.shape[0]):

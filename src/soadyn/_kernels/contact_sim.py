@@ -66,14 +66,15 @@ import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide_space
-from .contact import (constraint_nodes, contact_coefficients, contact_coupling, delassus, delassus_space, row_forces,
+from .contact import (constraint_nodes, contact_coefficients, contact_coupling, coupling_space, delassus, delassus_space,
+                      row_forces,
                       row_space, row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, memo_space, phase_rows,
                              record_contacts, record_impulses, restitution_scale, slip_frames, step_contacts,
                              step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
-                            same_contacts, solve_rows)
+                            lcp_space, same_contacts, solve_rows)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_OK
 from .loops import aba_correction, loop_rows
@@ -161,22 +162,24 @@ def carve(buf, at, shape):
 
 
 @jit
-def step_space(mi, mf):
+def step_space(mi, mf, nf):
     """``(floats, ints)``: the scratch a :func:`contact_step` of the model ``(mi, mf)`` takes from its two
     workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: the detection
     memo (:func:`.contact_motion.memo_space`, first, kept from call to call) and collision detection's
     (:func:`.collision.collide_space`); per contact its frame, coefficients and collision state; per
     constraint node (two a loop or contact) its pose, selection and rows (:func:`.contact.row_space`); per row
-    its coefficients, velocities, target and impulse; per body the row-velocity and impulse passes; the
-    scratch of the Delassus matrix (:func:`.contact.delassus_space`)."""
+    its coefficients, velocities, target and impulse; per body the row-velocity and impulse passes and the
+    centre-of-mass shifts; the contact pairs that couple (:func:`.contact.coupling_space`); the int scratch of
+    the step LCP with ``nf`` pyramid edges (:func:`.contact_solve.lcp_space`); the scratch of the Delassus
+    matrix (:func:`.contact.delassus_space`)."""
     nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, cap, nr)
     mf_, mi_ = memo_space(nq, K)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
-    return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 30 * nb + df,
-            mi_ + ci + 3 * cap + 1 + 2 * nr + K + 1 + di)
+    return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 33 * nb + df,
+            mi_ + ci + 3 * cap + 1 + 2 * nr + 3 * K + 1 + coupling_space(nb, K) + lcp_space(nc, K, nf)[1] + di)
 
 
 @jit
@@ -187,7 +190,7 @@ def solver_space(nb, k, nf):
     by the rows of a step, not the model's ``ncon_max`` (the Delassus matrix of every contact a model's pairs
     could produce is too large to keep); a step with more rows allocates what does not fit."""
     nr = nb + 3 * k
-    return 2 * nr * nr + 3 * (nb + k * (nf + 2)) + 2 * nr
+    return nr * nr + lcp_space(nb, k, nf)[0]
 
 
 @jit
@@ -260,6 +263,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     ai, o = carve(ws, o, (nbody, 6))
     ui, o = carve(ws, o, (nv,))
     dqi, o = carve(ws, o, (nv,))
+    shift, o = carve(ws, o, (nbody, 3))
     # 1. free accelerations and articulated factors
     passive_forces(jnt_qadr, jnt_vadr, jnt_nv, dof_stiffness, dof_damping, dof_springref, q, qd, tau, tau_s)
     st = aba_core(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
@@ -284,7 +288,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     add_frame_rates(jnt_type, jnt_vadr, body_I, qd, dt, qdn)
     qf[:] = qdn  # the free velocity: no impulse
     if k == 0 and nb == 0:
-        step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R)
+        step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R, shift)
         return OK
     if nl > 0:
         loop_rows(frame_body, frame_E, frame_r, loop_frame_a, loop_frame_b, loop_kind, loop_sel, loop_dim, loop_row,
@@ -312,6 +316,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     node_row, oi = carve(wi, oi, (cap + 1,))
     row_node, oi = carve(wi, oi, (nr, 2))
     cstart, oi = carve(wi, oi, (k + 1,))
+    colliding, oi = carve(wi, oi, (k,))  # 0 or 1: the contact collides in this phase, or did in one
+    collided, oi = carve(wi, oi, (k,))
+    cpl, oi = carve(wi, oi, (coupling_space(nbody, k),))
+    lsi, oi = carve(wi, oi, (lcp_space(nb, k, nf)[1],))
     for i in range(k):
         tangent_basis(con_normal, con_frame, i)
         mu[i] = con_mu[i] if prm[5] < 0.0 else prm[5]
@@ -328,7 +336,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         vfree[:] = vr
         free_rows = True
         contact_coefficients(con_body, con_frame, nb, k, row_coef)
-    cadj = contact_coupling(body_parent, con_body, k, cstart)
+    cadj = contact_coupling(body_parent, con_body, k, cstart, cpl)
     if nr * nr <= wl.shape[0]:
         Wd, ls = view(wl, 0, (nr, nr)), view(wl, nr * nr, wl.shape[0] - nr * nr)
     else:
@@ -342,8 +350,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     # restitution that close within the step faster than impact_velocity and those already touching; the
     # phases repeat while their impulses set further contacts closing
     qm[:] = qd
-    colliding = np.zeros(k, dtype=np.bool_)
-    collided = np.zeros(k, dtype=np.bool_)
+    colliding[:] = 0
+    collided[:] = 0
     approach[:] = 0.0  # approach speed of each contact when it collided
     pre = 0.0  # the part of the step whose free acceleration qm already holds
     gain = 0.0  # kinetic energy the impulses add (step 7)
@@ -360,11 +368,11 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         tc = dt
         for i in range(k):
             vn = vr[nb + 3 * i]
-            colliding[i] = eps[i] > 0.0 and vn < -prm[4] and con_gap[i] + dt * vn < 0.0
+            colliding[i] = 1 if eps[i] > 0.0 and vn < -prm[4] and con_gap[i] + dt * vn < 0.0 else 0
             if colliding[i]:
                 tc = min(tc, max(con_gap[i], 0.0) / -vn)
-            any_collision = any_collision or colliding[i]
-            collided[i] = collided[i] or colliding[i]
+                any_collision = True
+                collided[i] = 1
         if not any_collision:
             break
         if split and stat[5] == 0.0:
@@ -397,7 +405,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         for r in range(ns):
             v0[r] = vr[idx[r]]
         # compression (Eq. 54): the contacts stop approaching
-        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep, every, every, ls)
+        st = solve_rows(Ws, v0, nb, ks, nf, mus, prm, pc, info, np.empty(0), False, keep, every, every, ls, lsi)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         for r in range(ns):
@@ -415,7 +423,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             for c in range(ns):
                 acc += Ws[r, c] * theta[c]
             vs[r] = vc[r] + acc
-        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep, every, every, ls)
+        st = solve_rows(Ws, vs, nb, ks, nf, mus, prm, pd, info, np.empty(0), False, keep, every, every, ls, lsi)
         if not phase_solved(st, info, stat, warm):
             return LCP_FAILED
         pd += theta
@@ -455,7 +463,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     if int(prm[12]) == COULOMB:
         hot = prm[19] > 0.0 and same_contacts(warm, k, con_geom)
         st = solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm[1 + 2 * con_gap.shape[0]:], hot, keep, cstart,
-                        cadj, ls)
+                        cadj, ls, lsi)
     else:
         st = drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep)
     if st != LCP_OK:
@@ -499,7 +507,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             if collided[i] and approach[i] > 0.0:
                 back[i] = con_gap[i] * (1.0 + max(vr[nb + 3 * i], 0.0) / approach[i])
     # 5. positions; free joints' velocities rewritten in their new body axes
-    step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R)
+    step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R, shift)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):
         # 6. position correction (split impulse): positions only, computed at q and applied at q+
         st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep)
@@ -553,7 +561,7 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
     st = check_state(jnt_type, jnt_qadr, Q[0], QD[0])
     if st != OK:
         return st
-    nfloat, nint = step_space(mi, mf)
+    nfloat, nint = step_space(mi, mf, int(prm[1]))
     if ws.shape[0] < nfloat or wi.shape[0] < nint:
         ws, wi = np.empty(nfloat), np.empty(nint, dtype=np.int64)
         ws[0] = 0.0  # no detection memo

@@ -93,8 +93,9 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
         for jj in range(ks):
             mus[jj] = mu[(idx[nb + 3 * jj] - nb) // 3]
         none = np.empty(0)
-        st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, none, False, keep, every, every, none) if n > 0 \
-            else LCP_OK
+        st = LCP_OK
+        if n > 0:
+            st = solve_rows(Ws, ts, nb, ks, nf, mus, prm, lams, sub, none, False, keep, every, every, none, every)
         info[0] += sub[0]
         info[1] = max(info[1], sub[1])
         info[2] += sub[2]
@@ -123,7 +124,7 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
 
 
 @jit
-def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch):
+def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch, iscratch):
     """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
     biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright
     2015's viscous or no-slip model on the same contact-space rows (:mod:`.drumwright`, PPM with Lemke
@@ -131,12 +132,14 @@ def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, 
     fell back to Lemke, the LCP size solved, the answer's relative residual (:func:`lcp.lcp_error`), the
     path that solved it (``PATH_*``). ``warm``, ``hot``: the previous answer and whether to start from it
     (:func:`coulomb_rows`); ``keep``: where an unsolved problem is written (:func:`keep_lcp`); ``cstart``,
-    ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair); ``scratch``:
-    float workspace of the pyramid LCP's vectors and the warm start's block (:func:`coulomb_rows`; what does
-    not fit is allocated). Returns the solver status (``LCP_OK`` = 0: solved and checked)."""
+    ``cadj``: the contact pairs that couple (:func:`contact.contact_coupling`; empty: every pair); ``scratch``,
+    ``iscratch``: float and int workspaces of the pyramid LCP's vectors and the warm start's block and rows
+    (:func:`coulomb_rows`; what does not fit is allocated). Returns the solver status (``LCP_OK`` = 0: solved
+    and checked)."""
     model = int(prm[12])
     if model == COULOMB:
-        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch)
+        return coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch,
+                            iscratch)
     dinfo = np.zeros(DW_INFO_SIZE)
     solver = DW_PPM if int(prm[7]) == SOLVER_PPM else DW_LEMKE
     cold = np.zeros(0, dtype=np.int64)
@@ -172,7 +175,18 @@ def keep_lcp(M, q, nfree, keep):
 
 
 @jit
-def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch):
+def lcp_space(nb, k, nf):
+    """``(floats, ints)``: the workspaces :func:`coulomb_rows` takes for ``nb`` loop rows and ``k`` contacts
+    without allocating, a warm start's block of up to ``nb + 3 k`` rows included: the LCP's vectors, the pyramid
+    directions, the block's right-hand side and the block; the rows' activity, indices and pivots, the block's
+    segments (:func:`.contact.pyramid_block`)."""
+    n = nb + k * (nf + 2)
+    nr = nb + 3 * k
+    return 4 * n + 2 * nr + 3 * (nf + 1) + nr * nr, 3 * n + k + 1
+
+
+@jit
+def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch, iscratch):
     """The OS LCP of Jain 2014 Eq. 53 with the friction pyramid (:func:`contact.pyramid_lcp`), every answer
     checked on the whole LCP by :func:`lcp.lcp_error` before it is used:
 
@@ -192,18 +206,26 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
       brought the residual to 2e-7, where PGS from zero needed 1e5.
 
     The answer ``z`` is written to ``warm`` when it has room (empty: none kept). An unsolved LCP is written to ``keep``
-    (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj``, ``scratch`` as :func:`solve_rows`."""
+    (:func:`keep_lcp`). ``info``, ``cstart``, ``cadj``, ``scratch``, ``iscratch`` as :func:`solve_rows` (sizes:
+    :func:`lcp_space`)."""
     nbeta = nb + k * (nf + 1)
     n = nbeta + k
     nr = nb + 3 * k
-    need = 3 * n + 2 * nr
+    need = 3 * n + 2 * nr + 3 * (nf + 1)
     if scratch.shape[0] >= need:
         q, z, w, lv = view(scratch, 0, n), view(scratch, n, n), view(scratch, 2 * n, n), view(scratch, 3 * n, 2 * nr)
+        cs = view(scratch, 3 * n + 2 * nr, (nf + 1, 3))
         rest = view(scratch, need, scratch.shape[0] - need)
     else:
-        q, z, w, lv = np.empty(n), np.empty(n), np.empty(n), np.empty(2 * nr)
+        q, z, w, lv, cs = np.empty(n), np.empty(n), np.empty(n), np.empty(2 * nr), np.empty((nf + 1, 3))
         rest = scratch
-    cs = pyramid_directions(nf)
+    if iscratch.shape[0] >= 3 * n + k + 1:
+        active, idx, piv = view(iscratch, 0, n), view(iscratch, n, n), view(iscratch, 2 * n, n)
+        seg = view(iscratch, 3 * n, k + 1)
+    else:
+        active, idx, piv = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        seg = np.empty(k + 1, dtype=np.int64)
+    pyramid_directions(nf, cs)
     pyramid_q(tgt, nb, k, nf, cs, q)
     ms = pyramid_scale(Wd, nb, k, nf, mu, cs)  # max |M_ij|, the scale of every check
     z[:] = 0.0
@@ -213,18 +235,18 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
     st = LCP_INACCURATE
     hot = hot and warm.shape[0] >= n
     if hot and int(prm[7]) != SOLVER_PGS:
-        active = np.empty(n, dtype=np.bool_)
         for i in range(n):
-            active[i] = warm[i] > 0.0
-        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, rest)
+            active[i] = 1 if warm[i] > 0.0 else 0
+        info[4], solves = pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, idx, piv, seg, z, w, lv,
+                                       rest)
         if info[4] <= LCP_TOL:
             st = LCP_OK
             info[0] = solves - 1
             info[5] = PATH_WARM
-    M = np.empty((0, 0))
+    M = view(rest, 0, (0, 0))
     if st != LCP_OK:  # the whole LCP
         M = np.empty((n, n))
-        pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, cstart, cadj, M)
+        pyramid_block(Wd, nb, k, nf, mu, cs, np.arange(n), n, cstart, cadj, M, seg)
     if int(prm[7]) == SOLVER_PGS:
         if hot:
             z[:nbeta] = warm[:nbeta]
@@ -257,7 +279,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
 
 
 @jit
-def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, scratch):
+def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, idx, piv, seg, z, w, lv, scratch):
     """A warm start on the LCP of :func:`pyramid_lcp` without forming ``M``: the free rows and the rows with
     ``active[i]`` (on entry the previous step's positive ``z``) solved on their block (:func:`pyramid_block`;
     ``cs``: :func:`pyramid_directions`; ``cstart``, ``cadj``: the contacts that couple,
@@ -275,8 +297,10 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, s
     contact) the regularized block is symmetric positive definite: Cholesky on its envelope, the
     contacts of a stack or a pile coupling only with their neighbours (:func:`.factor.factor`).
 
-    The block is formed in ``scratch`` when it fits (a resting pile's block of some 100 rows, allocated and freed
-    every step, cost as much as its factorization); ``lv`` (2 nr): the scratch of :func:`.contact.pyramid_w`.
+    The block and its right-hand side are formed in ``scratch`` when they fit (a resting pile's block of some
+    100 rows, allocated and freed every step, cost as much as its factorization); ``active`` (n,): 1 for an
+    active row; ``idx``, ``piv`` (n,), ``seg`` (k + 1,): int scratch; ``lv`` (2 nr): the scratch of
+    :func:`.contact.pyramid_w`.
     Returns the relative residual (``inf`` when a block is singular) and the number of block solves (``z``,
     ``w``, ``active`` written)."""
     nbeta = nb + k * (nf + 1)
@@ -284,9 +308,7 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, s
     qs = 0.0
     for i in range(n):
         qs = max(qs, abs(q[i]))
-    idx = np.empty(n, dtype=np.int64)
-    piv = np.empty(n, dtype=np.int64)
-    b = np.empty(n)
+    b = view(scratch, 0, n) if n <= scratch.shape[0] else np.empty(n)
     r = math.inf
     solves = 0
     while solves < WARM_PIVOTS:
@@ -296,8 +318,8 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, s
             if i < nb or active[i]:
                 idx[m] = i
                 m += 1
-        A = view(scratch, 0, (m, m)) if m * m <= scratch.shape[0] else np.empty((m, m))
-        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A)
+        A = view(scratch, n, (m, m)) if n + m * m <= scratch.shape[0] else np.empty((m, m))
+        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A, seg)
         for a in range(m):
             A[a, a] += WARM_TIKHONOV * ms
         spd = m == 0 or idx[m - 1] < nbeta  # no sigma row
@@ -318,10 +340,10 @@ def pyramid_warm(Wd, q, nb, k, nf, mu, cs, ms, cstart, cadj, active, z, w, lv, s
         changed = False
         for i in range(nb, n):
             if active[i] and ms * z[i] < -tol:
-                active[i] = False
+                active[i] = 0
                 changed = True
             elif not active[i] and w[i] < -tol:
-                active[i] = True
+                active[i] = 1
                 changed = True
         if not changed:
             break

@@ -265,9 +265,9 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
     """``qdd = M^-1 sum_i J_i^T f_ext_i`` with the articulated factors of a preceding ABA (zero velocity,
     no gravity, no joint forces): pass 2 (leaves to root) ``pA_i = -f_i``, ``u_i = -S_i^T pA_i``,
     ``pA_p += X^T (pA_i + U_i D_i^-1 u_i)``; pass 3 (root to leaves) ``a_i = X a_p``,
-    ``qdd_i = D_i^-1 (u_i - U_i^T a_i)``, ``a_i += S_i qdd_i`` (RBDA Table 7.1; Jain 2012 Eq. 12c)."""
+    ``qdd_i = D_i^-1 (u_i - U_i^T a_i)``, ``a_i += S_i qdd_i`` (RBDA Table 7.1; Jain 2012 Eq. 12c). ``pA``,
+    ``a``, ``u``: scratch."""
     nb = parent.shape[0]
-    w = np.empty(6)
     for i in range(nb):
         for m in range(6):
             pA[i, m] = -fext[i, m]
@@ -281,15 +281,13 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
             u[va + d] = s
         p = parent[i]
         if p >= 0:
-            for m in range(6):
-                s = pA[i, m]
-                for d in range(n):
-                    g = 0.0
-                    for e in range(n):
-                        g += Dinv[i, d, e] * u[va + e]
-                    s += U[va + d, m] * g
-                w[m] = s
-            xforce_T_add(X_E[i], X_r[i], w, pA[p])
+            for d in range(n):  # pA_i += U_i D_i^-1 u_i in place (pass 3 reads no pA)
+                g = 0.0
+                for e in range(n):
+                    g += Dinv[i, d, e] * u[va + e]
+                for m in range(6):
+                    pA[i, m] += U[va + d, m] * g
+            xforce_T_add(X_E[i], X_r[i], pA[i], pA[p])
     for i in range(nb):
         p = parent[i]
         n = jnv[i]
@@ -299,7 +297,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
         else:
             for m in range(6):
                 a[i, m] = 0.0
-        joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, w)
+        joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, pA[i])  # pA_i: its scratch (pass 2 is done)
 
 
 @jit

@@ -103,7 +103,7 @@ class ContactCall:
         self.settings = sim.contact
         self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
                      sim.contact.kernel_parameters(sim.dt))
-        nfloat, nint = _kc.step_space(m.model_int, m.model_float)
+        nfloat, nint = _kc.step_space(m.model_int, m.model_float, sim.contact.n_f)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
         self.space = (np.zeros(nfloat), np.zeros(nint, dtype=np.int64), np.empty(solver))  # no detection memo
         self.entry = EntryPoint(_kc.contact_rollout)
