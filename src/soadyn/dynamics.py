@@ -412,8 +412,7 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
     out = np.empty(model.nq)
     R = np.empty((3, 3))
 
-    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q, v,
-                     float(dt), out, R)
+    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, q, v, float(dt), out, R)
     return out
 
 

@@ -135,13 +135,12 @@ def move(model, q, qd, u, still, dc, dt):
     free joints marked ``still``), then the split correction ``(+) dt dc``."""
     ref = u + np.repeat(np.where(still, 0.0, 1.0), model.jnt_nv)
     q1, qo, R = np.empty(model.nq), u.copy(), np.empty((3, 3))
-    _kcm.step_positions(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2,
-                        model.body_I, q, qd, ref, qo, dt, q1, R)
+    _kcm.step_positions(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.body_I, q, qd, ref, qo, dt, q1, R,
+                        np.empty((model.nb, 3)))
     if not np.any(dc):
         return q1, qo
     q2 = np.empty(model.nq)
-    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, model.jnt_axis, model.jnt_axis2, q1, dc, dt,
-                         q2, R)
+    _kj.integrate_config(model.jnt_type, model.jnt_qadr, model.jnt_vadr, q1, dc, dt, q2, R)
     return q2, qo
 
 

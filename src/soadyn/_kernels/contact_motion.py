@@ -1,7 +1,8 @@
 """The parts of a contact step (:mod:`.contact_sim`) that read or move its velocities and positions rather
 than solve for impulses: the friction frames turned along the slip, the rows of a collision phase, the
-kinetic energy at the step's configuration, the share of a collision's restitution impulse that adds no
-energy, the positions (semi-implicit Euler with ballistic free flight), the split position correction, the
+kinetic energy at the step's configuration, the row velocities of a joint velocity, the row impulses applied
+through the articulated-body factors, the share of a collision's restitution impulse that adds no energy,
+the positions (semi-implicit Euler with ballistic free flight), the split position correction, the
 deepest penetration of a state, and the record of a step's contacts in its statistics row."""
 
 import math
@@ -10,11 +11,13 @@ import numpy as np
 
 from .._jit import jit
 from .collision import collide, geom_world_poses
+from .contact import row_forces, row_velocities
 from .joints import FREE, body_com, step_joints
 from .contact_solve import keep_lcp
 from .lcp import LCP_OK, mlcp
 from .spatial import quat_to_rot
 from .kinematics import tree_positions, tree_velocities, world_poses
+from .loops import aba_correction
 
 NSTAT = 12
 """Columns of the per-step statistics (:mod:`.contact_sim`)."""
@@ -209,7 +212,7 @@ def ballistic_shifts(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, shift, R):
             free = free and qdn[j + m] == qf[j + m]
         if not free:
             continue
-        c0, c1, c2 = body_com(I[i])
+        c0, c1, c2 = body_com(I, i)
         du0 = qd[j + 3] - qdn[j + 3] + (qd[j + 1] - qdn[j + 1]) * c2 - (qd[j + 2] - qdn[j + 2]) * c1
         du1 = qd[j + 4] - qdn[j + 4] + (qd[j + 2] - qdn[j + 2]) * c0 - (qd[j] - qdn[j]) * c2
         du2 = qd[j + 5] - qdn[j + 5] + (qd[j] - qdn[j]) * c1 - (qd[j + 1] - qdn[j + 1]) * c0
@@ -219,12 +222,12 @@ def ballistic_shifts(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, shift, R):
 
 
 @jit
-def step_positions(jtype, qadr, vadr, axis, axis2, I, q, qd, qf, qdn, dt, qn, R, shift):
+def step_positions(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, qn, R, shift):
     """``qn`` from ``q`` by the step velocity ``qdn`` (:func:`joints.step_joints`), the centre of mass of
     each free joint that no impulse touched moved by the trapezoidal rule (:func:`ballistic_shifts`;
     ``shift`` (njoint, 3) scratch)."""
     ballistic_shifts(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, shift, R)
-    step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
+    step_joints(jtype, qadr, vadr, I, q, qdn, dt, qn, R)
     for i in range(jtype.shape[0]):
         if jtype[i] == FREE:
             for m in range(3):
@@ -333,3 +336,25 @@ def record_impulses(stat, nb, k, lam, con_frame):
             x = lam[nb + 3 * i + d]
             for m in range(3):
                 stat[r + m] += x * con_frame[i, d, m]
+
+
+@jit
+def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
+                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd, scr):
+    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses ``f``
+    (:func:`row_forces`, ``scr`` its scratch), then one ABA pass on the articulated factors of the step
+    (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch)."""
+    row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr)
+    aba_correction(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, a, u, dqd)
+    for k in range(qd.shape[0]):
+        qd[k] += dqd[k]
+
+
+@jit
+def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ, oR, op,
+                      node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr):
+    """Row velocities ``G qd`` of a generalized velocity ``qd`` at the step's configuration: the body
+    velocities by one pass (:func:`tree.tree_velocities`), then :func:`contact.row_velocities` (``scr``: its
+    scratch)."""
+    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
+    row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr)

@@ -67,20 +67,19 @@ import numpy as np
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide_space
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, coupling_space, delassus, delassus_space,
-                      row_forces,
                       row_space, row_velocities, tangent_basis)
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
-from .contact_motion import (body_energy, correct_positions, kinetic_energy, max_penetration, memo_space, phase_rows,
-                             record_contacts, record_impulses, restitution_scale, slip_frames, step_contacts,
-                             step_positions)
+from .contact_motion import (apply_impulses, body_energy, correct_positions, kinetic_energy, max_penetration,
+                             memo_space, phase_rows, record_contacts, record_impulses, restitution_scale,
+                             row_velocities_of, slip_frames, step_contacts, step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
                             lcp_space, same_contacts, solve_rows)
 from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_OK
-from .loops import aba_correction, loop_rows
+from .loops import loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_inputs
 from .articulated import aba_core
-from .kinematics import check_state, tree_velocities, world_poses
+from .kinematics import check_state, world_poses
 from .layout import (NB, NC, NCON_MAX, NG, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
                      data_aba, data_contact, data_kinematics, data_loops, data_world, dfield, dint, model_extras,
                      model_geoms, model_loops, model_springs, model_tree)
@@ -193,17 +192,6 @@ def solver_space(nb, k, nf):
     return nr * nr + lcp_space(nb, k, nf)[0]
 
 
-@jit
-def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd, scr):
-    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses ``f``
-    (:func:`row_forces`, ``scr`` its scratch), then one ABA pass on the articulated factors of the step
-    (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch)."""
-    row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr)
-    aba_correction(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, a, u, dqd)
-    for k in range(qd.shape[0]):
-        qd[k] += dqd[k]
-
 
 @jit
 def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, stat, warm, keep, ws, wi, wl):
@@ -288,7 +276,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     add_frame_rates(jnt_type, jnt_vadr, body_I, qd, dt, qdn)
     qf[:] = qdn  # the free velocity: no impulse
     if k == 0 and nb == 0:
-        step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R, shift)
+        step_positions(jnt_type, jnt_qadr, jnt_vadr, body_I, q, qd, qf, qdn, dt, qn, R, shift)
         return OK
     if nl > 0:
         loop_rows(frame_body, frame_E, frame_r, loop_frame_a, loop_frame_b, loop_kind, loop_sel, loop_dim, loop_row,
@@ -493,8 +481,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     for i in range(k):
         r = nb + 3 * i
         allow += max(0.0, -lam[r] * (tgt[r] - vr[r]))
-    ke_n = kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature, qdn,
-                          vb, cb, vJ)
+    for b in range(nbody):  # the body velocities of qdn: those before the impulse and the pass's changes a_i
+        for m in range(6):
+            vb[b, m] += ai[b, m]
+    ke_n = body_energy(body_I, dof_armature, qdn, vb)
     gain += ke_n - ke_f - allow
     stat[9] = gain
     if gain > prm[17] * (ke_n + ke_f) + ENERGY_FLOOR:
@@ -507,7 +497,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
             if collided[i] and approach[i] > 0.0:
                 back[i] = con_gap[i] * (1.0 + max(vr[nb + 3 * i], 0.0) / approach[i])
     # 5. positions; free joints' velocities rewritten in their new body axes
-    step_positions(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, body_I, q, qd, qf, qdn, dt, qn, R, shift)
+    step_positions(jnt_type, jnt_qadr, jnt_vadr, body_I, q, qd, qf, qdn, dt, qn, R, shift)
     if split and (stat[7] > PENETRATION_SLOP or stat[5] > 0.0):
         # 6. position correction (split impulse): positions only, computed at q and applied at q+
         st = correct_positions(Wd, nb, k, con_gap, collided, back, prm, lam, info, keep)
@@ -523,18 +513,9 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
                        node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi, rsc)
         qc[:] = qn
-        integrate_config(jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, qc, dq, dt, qn, R)
+        integrate_config(jnt_type, jnt_qadr, jnt_vadr, qc, dq, dt, qn, R)
     return OK
 
-
-@jit
-def row_velocities_of(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ, oR, op,
-                      node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr):
-    """Row velocities ``G qd`` of a generalized velocity ``qd`` at the step's configuration: the body
-    velocities by one pass (:func:`tree.tree_velocities`), then :func:`contact.row_velocities` (``scr``: its
-    scratch)."""
-    tree_velocities(parent, jtype, vadr, jnv, axis2, X_E, X_r, S, qd, v, c, vJ)
-    row_velocities(v, oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, vr, scr)
 
 
 @jit

@@ -155,7 +155,7 @@ def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, 
         for k in range(nd.shape[0]):
             if an[k, 0] > 0:
                 planar_step(k, an, jtype, axis, frame_body, frame_E, frame_r, fa, fb, oR, op, dq)
-        integrate_config(jtype, qadr, vadr, axis, axis2, q, dq, 1.0, qn, R3)
+        integrate_config(jtype, qadr, vadr, q, dq, 1.0, qn, R3)
         q[:] = qn
     it = 0
     while True:
@@ -198,7 +198,7 @@ def close_loops(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, XT_r, 
                 if nd_ind[nd[k, D0] + j] == 0:
                     dq[nd_dof[nd[k, D0] + j]] = col[e]
                     e += 1
-        integrate_config(jtype, qadr, vadr, axis, axis2, q, dq, 1.0, qn, R3)
+        integrate_config(jtype, qadr, vadr, q, dq, 1.0, qn, R3)
         q[:] = qn
         it += 1
 

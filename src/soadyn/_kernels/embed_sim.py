@@ -185,7 +185,7 @@ def ce_rollout(model_int, model_float, data_float,
         resid[n] = worst
         if n == nsteps:
             break
-        advance(method, ejtype, eqadr, evadr, eaxis, eaxis2, einertia, X[n], XD[n], kq, kv, dt, X[n + 1], XD[n + 1], R)
+        advance(method, ejtype, eqadr, evadr, einertia, X[n], XD[n], kq, kv, dt, X[n + 1], XD[n + 1], R)
         if not (all_finite(X[n + 1]) and all_finite(XD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK

@@ -7,7 +7,7 @@ import math
 
 from numba import uint64
 
-from .._jit import jit
+from .._jit import inline_jit, jit
 from .spatial import quat_to_rot
 
 REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, CYLINDRICAL, PLANAR, SPHERICAL, FREE = 1, 2, 3, 4, 5, 6, 7, 8
@@ -153,7 +153,7 @@ def nv_of(t):
     return 1
 
 
-@jit
+@inline_jit
 def quat_mul_into(ax, ay, az, aw, bx, by, bz, bw, q, k):
     """q[k:k+4] = a b (Hamilton product, scalar-last)."""
     q[k] = aw * bx + ax * bw + ay * bz - az * by
@@ -162,7 +162,7 @@ def quat_mul_into(ax, ay, az, aw, bx, by, bz, bw, q, k):
     q[k + 3] = aw * bw - ax * bx - ay * by - az * bz
 
 
-@jit
+@inline_jit
 def normalize_quat(q, k):
     n = 1.0 / math.sqrt(q[k] ** 2 + q[k + 1] ** 2 + q[k + 2] ** 2 + q[k + 3] ** 2)
     for m in range(4):
@@ -170,7 +170,7 @@ def normalize_quat(q, k):
 
 
 @jit
-def integrate_joint(t, a, u, q, k, v, j, dt, out, R):
+def integrate_joint(t, q, k, v, j, dt, out, R):
     """out[k:k+nq] = q (+) v dt on the joint's manifold: the group exponential of the constant
     successor-frame velocity ``v[j:j+nv]`` held for ``dt`` (SO(3) for SPHERICAL, SE(3) for FREE, SE(2)
     for PLANAR, plain addition otherwise). ``R`` is a 3x3 scratch array."""
@@ -227,14 +227,14 @@ def integrate_joint(t, a, u, q, k, v, j, dt, out, R):
             out[k + m] = q[k + m] + v[j + m] * dt
 
 
-@jit
-def body_com(Ii):
-    """Centre of mass ``c`` (body frame) of the spatial inertia ``Ii`` (6, 6): ``m c`` read off its
+@inline_jit
+def body_com(I, i):
+    """Centre of mass ``c`` (body frame) of the spatial inertia ``I[i]`` (6, 6): ``m c`` read off its
     ``m c~`` block (RBDA Eq. 2.63); ``(0, 0, 0)`` for a massless entry."""
-    m = Ii[3, 3]
+    m = I[i, 3, 3]
     if m <= 0.0:
         return 0.0, 0.0, 0.0
-    return Ii[2, 4] / m, Ii[0, 5] / m, Ii[1, 3] / m
+    return I[i, 2, 4] / m, I[i, 0, 5] / m, I[i, 1, 3] / m
 
 
 @jit
@@ -248,7 +248,7 @@ def add_frame_rates(jtype, vadr, I, qd, dt, out):
         if jtype[i] != FREE:
             continue
         j = vadr[i]
-        c0, c1, c2 = body_com(I[i])
+        c0, c1, c2 = body_com(I, i)
         w0, w1, w2 = qd[j], qd[j + 1], qd[j + 2]
         u0 = qd[j + 3] + w1 * c2 - w2 * c1
         u1 = qd[j + 4] + w2 * c0 - w0 * c2
@@ -277,7 +277,7 @@ def rotate_by(p0, p1, p2, x0, x1, x2):
 
 
 @jit
-def step_free_joint(a, u, c, q, k, qd, j, dt, out, R):
+def step_free_joint(c, q, k, qd, j, dt, out, R):
     """One step of a FREE joint (body axes ``R``, origin ``p``) with the step velocity ``(w, v) =
     qd[j:j+6]`` held in the step's body axes: the centre of mass moves on a straight line,
     ``p_c' = p_c + dt R v_c``, the body turns about it, ``R' = R exp(dt w~)``, and ``qd[j:j+6]`` is
@@ -292,7 +292,7 @@ def step_free_joint(a, u, c, q, k, qd, j, dt, out, R):
     quat_to_rot(q, o, R)
     for m in range(3):
         out[k + m] = q[k + m] + R[m, 0] * (c0 + dt * u0) + R[m, 1] * (c1 + dt * u1) + R[m, 2] * (c2 + dt * u2)
-    integrate_joint(SPHERICAL, a, u, q, o, qd, j, dt, out, R)
+    integrate_joint(SPHERICAL, q, o, qd, j, dt, out, R)
     quat_to_rot(out, o, R)
     for m in range(3):
         out[k + m] -= R[m, 0] * c0 + R[m, 1] * c1 + R[m, 2] * c2
@@ -303,7 +303,7 @@ def step_free_joint(a, u, c, q, k, qd, j, dt, out, R):
 
 
 @jit
-def step_joints(jtype, qadr, vadr, axis, axis2, I, q, qd, dt, out, R):
+def step_joints(jtype, qadr, vadr, I, q, qd, dt, out, R):
     """The position update of a semi-implicit step: ``out = q (+) qd dt`` joint by joint
     (:func:`integrate_joint`), except FREE joints, which :func:`step_free_joint` moves (centre of mass on a
     line, rotation about it) and whose velocities it rewrites in place in the new body axes. With
@@ -313,9 +313,9 @@ def step_joints(jtype, qadr, vadr, axis, axis2, I, q, qd, dt, out, R):
     ``q``."""
     for i in range(jtype.shape[0]):
         if jtype[i] == FREE:
-            step_free_joint(axis[i], axis2[i], body_com(I[i]), q, qadr[i], qd, vadr[i], dt, out, R)
+            step_free_joint(body_com(I, i), q, qadr[i], qd, vadr[i], dt, out, R)
         else:
-            integrate_joint(jtype[i], axis[i], axis2[i], q, qadr[i], qd, vadr[i], dt, out, R)
+            integrate_joint(jtype[i], q, qadr[i], qd, vadr[i], dt, out, R)
 
 
 @jit
@@ -366,12 +366,12 @@ def check_q(jtype, qadr, q):
 
 
 @jit
-def integrate_config(jtype, qadr, vadr, axis, axis2, q, v, dt, out, R):
+def integrate_config(jtype, qadr, vadr, q, v, dt, out, R):
     """out = q (+) v dt, joint by joint (:func:`joints.integrate_joint`): the group exponential of the
     constant joint velocity on each joint's manifold (SE(3), SO(3), SE(2), or addition). ``out`` (nq,),
     ``R`` (3, 3) scratch; ``out`` may not alias ``q``."""
     for i in range(jtype.shape[0]):
-        integrate_joint(jtype[i], axis[i], axis2[i], q, qadr[i], v, vadr[i], dt, out, R)
+        integrate_joint(jtype[i], q, qadr[i], v, vadr[i], dt, out, R)
 
 
 @jit

@@ -472,7 +472,7 @@ def projection_passes(parent, jtype, qadr, vadr, jnv, axis, axis2, pitch, XT_E, 
                                       rhs, lam, info, dx)
         if st != OK:
             return st
-        integrate_config(jtype, qadr, vadr, axis, axis2, q, dx, 1.0, qn, R3)
+        integrate_config(jtype, qadr, vadr, q, dx, 1.0, qn, R3)
         q[:] = qn
         it += 1
     # velocities: G qd = 0 at the projected positions

@@ -74,7 +74,7 @@ def stage_state(jtype, qadr, q, qd, kq, kv, stage, dt, qs, vs):
 
 
 @jit
-def advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, qn, qdn, R):
+def advance(method, jtype, qadr, vadr, I, q, qd, kq, kv, dt, qn, qdn, R):
     """The new state ``(qn, qdn)`` from the stage rates: semi-implicit Euler ``qd+ = qd + dt (kv[0] + rho)``,
     ``q' = q (+) qd+ dt`` with free bodies' velocity-product term integrated exactly
     (:func:`joints.add_frame_rates`, :func:`joints.step_joints`; ``I`` (nj, 6, 6) the inertia of each
@@ -84,7 +84,7 @@ def advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, qn, qd
         for k in range(qd.shape[0]):
             qdn[k] = qd[k] + dt * kv[0, k]
         add_frame_rates(jtype, vadr, I, qd, dt, qdn)
-        step_joints(jtype, qadr, vadr, axis, axis2, I, q, qdn, dt, qn, R)
+        step_joints(jtype, qadr, vadr, I, q, qdn, dt, qn, R)
         return
     for k in range(q.shape[0]):
         qn[k] = q[k] + dt / 6.0 * (kq[0, k] + 2.0 * kq[1, k] + 2.0 * kq[2, k] + kq[3, k])
@@ -187,7 +187,7 @@ def rollout(model_int, model_float, data_float, tau, fext, dt, method, Q, QD):
                 return st | ((n + 1) << STEP_SHIFT)
             if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-        advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
+        advance(method, jtype, qadr, vadr, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     return OK
@@ -268,7 +268,7 @@ def loop_rollout(model_int, model_float, data_float, data_int, tau, fext, dt, me
             singular = max(singular, linfo[1])
             if method != SEMI_IMPLICIT:
                 config_rate(jtype, qadr, vadr, qs, vs, kq[stage], R)
-        advance(method, jtype, qadr, vadr, axis, axis2, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
+        advance(method, jtype, qadr, vadr, I, q, qd, kq, kv, dt, Q[n + 1], QD[n + 1], R)
         if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
         iters = 0

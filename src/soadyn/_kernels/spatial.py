@@ -10,7 +10,7 @@ import math
 from .._jit import inline_jit, jit
 
 
-@jit
+@inline_jit
 def quat_to_rot(q, k, R):
     """R (3,3) = rotation of the scalar-last quaternion ``q[k:k+4]`` (normalized on use)."""
     x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
@@ -149,7 +149,7 @@ def mul6(A, x, out):
         out[r] = s
 
 
-@jit
+@inline_jit
 def sym3_congruence(E, a00, a01, a02, a11, a12, a22):
     """The 6 distinct entries of ``E^T A E`` for a symmetric 3x3 ``A`` (upper triangle given)."""
     # P = A E, column by column
@@ -171,7 +171,7 @@ def sym3_congruence(E, a00, a01, a02, a11, a12, a22):
     return c00, c01, c02, c11, c12, c22
 
 
-@jit
+@inline_jit
 def add_XtIX(X_E, X_r, i, I, out, p, T):
     """out[p] += X^T I X for a symmetric 6x6 inertia ``I`` given in B and the transform ``X = (X_E[i], X_r[i])``
     (RBDA Eq. 2.66; whole arrays and indices, as the articulated-body pass calls it once per body); ``T`` (6x6)
