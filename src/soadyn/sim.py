@@ -249,7 +249,8 @@ class Simulator:
         """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when
         ``contact`` was given new settings."""
         if self._call is None or self._call.settings is not self.contact:
-            self._call = _contact().ContactCall(self)
+            self._call = _contact().ContactCall(self, (self._Q1, self._QD1, self._tau1, self._fext1, self._info1,
+                                                       self._warm))
         return self._call
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
@@ -270,7 +271,7 @@ class Simulator:
             st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         else:
             warm = self._warm.copy()  # a failed step is run again from it (_contact_error)
-            st = self._contact_call().step(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm)
+            st = self._contact_call().step()
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK

@@ -96,9 +96,9 @@ class ContactCall:
     (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the one-step buffers of
     ``Simulator.step`` always have the same types), else numba's dispatcher."""
 
-    __slots__ = ("settings", "args", "space", "entry")
+    __slots__ = ("settings", "args", "space", "entry", "step_args")
 
-    def __init__(self, sim):
+    def __init__(self, sim, one_step: tuple):
         m, d = sim.model, sim.data
         self.settings = sim.contact
         self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
@@ -107,14 +107,18 @@ class ContactCall:
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
         self.space = (np.zeros(nfloat), np.zeros(nint, dtype=np.int64), np.empty(solver))  # no detection memo
         self.entry = EntryPoint(_kc.contact_rollout)
+        Q, QD, tau, fext, stats, warm = one_step
+        self.step_args = (*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP, *self.space)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
         kernel = self.entry.call if entry else _kc.contact_rollout
         return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep, *self.space)
 
-    def step(self, Q, QD, tau, fext, stats, warm) -> int:
-        """``__call__`` through the entry point, keeping nothing (the call of ``Simulator.step``)."""
-        return self.entry.call(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP, *self.space)
+    def step(self) -> int:
+        """``__call__`` through the entry point on the simulator's one-step buffers ``one_step = (Q, QD, tau,
+        fext, stats, warm)`` given at construction (their argument tuple built once), keeping nothing: the
+        call of ``Simulator.step``."""
+        return self.entry.call(*self.step_args)
 
 
 def contact_columns(model, record: bool) -> int:
