@@ -1,9 +1,13 @@
 """The contact simulator's workspaces (soadyn.contact.stepper.ContactCall): a step with more rows than they
 hold, a rollout that grows them, and the detection memo that lets a step reuse the contacts its caller's
-last penetration check found. Each is checked bit for bit against the same steps taken another way."""
+last penetration check found. Each is checked bit for bit against the same steps taken another way. And a
+resting step allocates nothing: every scratch array comes from the workspaces."""
 
 import numpy as np
+import pytest
+from numba.core.runtime import _nrt_python, rtsys
 
+from soadyn._kernels.contact_solve import PATH_WARM
 from soadyn.contact import ContactSettings
 from soadyn.contact.stepper import WORKSPACE_CONTACTS
 from soadyn.models import scenes as S
@@ -45,3 +49,22 @@ def test_detection_memo_serves_only_the_state_it_was_made_at():
         on = sim.step(*other)  # the state the last step returned: the memo's contacts
         assert all(np.array_equal(a, b) for a, b in zip(on, fresh(*other)))
     assert all(np.array_equal(a, b) for a, b in zip(sim.step(*state), fresh(*state)))  # written over since
+
+
+@pytest.mark.parametrize("scene", [S.box_stack(3), S.solo12_standing()], ids=["stack3", "solo12"])
+def test_a_resting_step_allocates_nothing(scene):
+    """numba's allocation counter over two rollouts from the same resting state: 20 and 220 steps allocate
+    alike (the arguments' wrappers and the first step's cold Lemke solve), so the 200 warm-started steps
+    between allocate nothing."""
+    _nrt_python.memsys_enable_stats()
+    sim = Simulator(scene.model, 1e-3, contact=ContactSettings())
+    tr = sim.rollout(*scene.start, duration=0.3, progress=False)
+    q, qd = tr.q[-1].copy(), tr.qd[-1].copy()
+    allocs = []
+    for n in (20, 220):
+        sim.rollout(q, qd, steps=n, progress=False)  # compiled and warm
+        before = rtsys.get_allocation_stats().alloc
+        traj = sim.rollout(q, qd, steps=n, progress=False)
+        allocs.append(rtsys.get_allocation_stats().alloc - before)
+        assert (traj.contact_stats[1:, 11] == PATH_WARM).all()  # the steps measured are the warm ones
+    assert allocs[0] > 0 and allocs[1] == allocs[0], allocs
