@@ -149,7 +149,7 @@ def mul6(A, x, out):
         out[r] = s
 
 
-@inline_jit
+@jit
 def sym3_congruence(E, a00, a01, a02, a11, a12, a22):
     """The 6 distinct entries of ``E^T A E`` for a symmetric 3x3 ``A`` (upper triangle given)."""
     # P = A E, column by column
