@@ -192,7 +192,6 @@ def solver_space(nb, k, nf):
     return nr * nr + lcp_space(nb, k, nf)[0]
 
 
-
 @jit
 def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, stat, warm, keep, ws, wi, wl):
     """One contact step (module docstring) of the model ``(mi, mf)`` with Data ``(df, di)`` from ``(q, qd)``
@@ -515,7 +514,6 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         qc[:] = qn
         integrate_config(jnt_type, jnt_qadr, jnt_vadr, qc, dq, dt, qn, R)
     return OK
-
 
 
 @jit

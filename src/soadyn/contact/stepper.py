@@ -107,12 +107,15 @@ class ContactCall:
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
         self.space = (np.zeros(nfloat), np.zeros(nint, dtype=np.int64), np.empty(solver))  # no detection memo
         self.entry = EntryPoint(_kc.contact_rollout)
-        Q, QD, tau, fext, stats, warm = one_step
-        self.step_args = (*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP, *self.space)
+        self.step_args = self._arguments(*one_step, _NO_KEEP)
+
+    def _arguments(self, Q, QD, tau, fext, stats, warm, keep) -> tuple:
+        """The kernel's arguments, in its order."""
+        return (*self.args, tau, fext, Q, QD, stats, warm, keep, *self.space)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
         kernel = self.entry.call if entry else _kc.contact_rollout
-        return kernel(*self.args, tau, fext, Q, QD, stats, warm, _NO_KEEP if keep is None else keep, *self.space)
+        return kernel(*self._arguments(Q, QD, tau, fext, stats, warm, _NO_KEEP if keep is None else keep))
 
     def step(self) -> int:
         """``__call__`` through the entry point on the simulator's one-step buffers ``one_step = (Q, QD, tau,
