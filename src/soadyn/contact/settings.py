@@ -37,7 +37,9 @@ PYRAMIDS = {"fixed": _kc.FIXED_PYRAMID, "slip": _kc.SLIP_PYRAMID}
 (Jain 2014; the friction limit then depends on the slip direction: ``mu / sqrt 2`` along the diagonals of a
 4-sided pyramid); ``"slip"``, its first tangent along the contact's predicted slip (the tangential velocity
 the contact would have after the step without contact forces), so that Coulomb friction opposes a slip,
-or holds a sticking contact against the pull on it, at its full ``mu F_n`` whatever the world's orientation."""
+or holds a sticking contact against the pull on it, at its full ``mu F_n`` whatever the world's orientation;
+a contact whose predicted slip is below 1 um/s keeps the fixed tangents (the creep of a resting pile, whose
+direction changes from step to step)."""
 
 CORRECTIONS = {"velocity": _kc.VELOCITY_CORRECTION, "split": _kc.SPLIT_CORRECTION}
 """How penetration is removed: ``"velocity"``, by the normal rows ``n . v+ >= -erp gap / dt`` (Jain 2014;
