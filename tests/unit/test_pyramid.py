@@ -105,3 +105,31 @@ def test_bad_input():
         P.pyramid([(0, 0, 1.0), (1.0, 0, 0)], [0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="normals"):
         P.pyramid(np.ones((2, 2)), 0.5)
+
+
+def test_slip_frames_turn_only_above_the_slip_tolerance():
+    """The slip-oriented pyramid (``_kernels.contact_motion.slip_frames``): a contact whose predicted slip
+    exceeds ``SLIP_DIRECTION_TOL`` gets ``t1`` along it (``t2 = n x t1``, the row velocities ``(|s|, 0)``);
+    a slower one, the creep of a resting pile, keeps its fixed tangents and velocities."""
+    from soadyn._kernels import contact as kc
+    from soadyn._kernels.contact_motion import SLIP_DIRECTION_TOL, slip_frames
+    normals = np.array([_unit([0.2, -0.1, 1.0])] * 3)
+    frames = np.empty((3, 3, 3))
+    for i in range(3):
+        kc.tangent_basis(normals, frames, i)
+    fixed = frames.copy()
+    nb = 2  # two loop rows first: untouched
+    # a box held on a 1 degree slope slips by dt g sin(1 deg) = 1.7e-4 m/s at 1 ms before friction; a face
+    # tilted by 1e-9 rad lets a resting pile creep at 1e-8 m/s
+    slips = [(3e-3, -4e-3), (8e-9, -6e-9), (0.0, 0.0)]
+    assert 1e-8 < SLIP_DIRECTION_TOL < 1e-3 * 9.81 * np.sin(np.radians(1.0))
+    vr = np.array([7.0, -7.0] + [x for a, b in slips for x in (-0.01, a, b)])
+    before = vr.copy()
+    slip_frames(3, nb, vr, frames)
+    s = slips[0][0] * fixed[0, 1] + slips[0][1] * fixed[0, 2]  # the slip in world axes
+    assert_close(frames[0, 1], s / np.linalg.norm(s), SAME_MATH, "t1 along the slip")
+    assert_close(frames[0, 2], np.cross(frames[0, 0], frames[0, 1]), SAME_MATH, "t2 = n x t1")
+    assert_close(vr[nb:nb + 3], [-0.01, np.linalg.norm(s), 0.0], SAME_MATH, "row velocities in the turned frame")
+    np.testing.assert_array_equal(frames[1:], fixed[1:])  # a creep below the tolerance, and no slip
+    np.testing.assert_array_equal(vr[nb + 3:], before[nb + 3:])
+    np.testing.assert_array_equal(vr[:nb], before[:nb])
