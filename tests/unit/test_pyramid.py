@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from soadyn._kernels import contact as kc
+from soadyn._kernels.contact_motion import SLIP_DIRECTION_TOL, slip_frames
 from soadyn.contact import pyramid as P
 from tests.support import SAME_MATH, assert_close
 
@@ -111,8 +113,6 @@ def test_slip_frames_turn_only_above_the_slip_tolerance():
     """The slip-oriented pyramid (``_kernels.contact_motion.slip_frames``): a contact whose predicted slip
     exceeds ``SLIP_DIRECTION_TOL`` gets ``t1`` along it (``t2 = n x t1``, the row velocities ``(|s|, 0)``);
     a slower one, the creep of a resting pile, keeps its fixed tangents and velocities."""
-    from soadyn._kernels import contact as kc
-    from soadyn._kernels.contact_motion import SLIP_DIRECTION_TOL, slip_frames
     normals = np.array([_unit([0.2, -0.1, 1.0])] * 3)
     frames = np.empty((3, 3, 3))
     for i in range(3):
