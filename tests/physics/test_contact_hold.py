@@ -8,6 +8,7 @@ The long runs themselves (60 s, 1000 runs) are too long for the suite; their fig
 contact section."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from soadyn.contact import ContactSettings
 from soadyn.models import scenes as S
 from soadyn.sim import SimulationError
 from soadyn.spatial import Inertia, Transform
+from soadyn.trajectory import energy
 
 ENERGY_TOL = ContactSettings().energy_tolerance
 SLIDE_TOL = C.INCLINE_ACCEL
@@ -75,6 +77,30 @@ def test_pendulum_scene_holds(n_f, solver):
     traj = pendulum_run(3.0, n_f=n_f, solver=solver)
     assert traj.stats["collision_steps"] > 0
     assert_held(traj, 2.0 * traj.energy[:, 0].max())
+
+
+FOLDED = np.load(Path(__file__).parent / "data" / "pendulum12_folded.npz")
+"""States of the 12-link scene's 60 s runs (t = 12.029 s with n_f = 4, 12.516 s with n_f = 8) whose step LCPs
+Lemke once failed (residual 4e-2 and 3e-2, then PGS too): the last two links lie folded on the floor and the
+last sphere presses on link 9's, along a direction the two hinges between can barely move."""
+
+
+@pytest.mark.parametrize("n_f", [4, 8])
+def test_folded_chain_step_is_solved_by_lemke(n_f):
+    """The folded chain's 3-contact step: one normal row of Delassus diagonal 2e-9 to 1e-8 of the largest,
+    whose answer needs normal impulses of some 1e3 N s (the hinges take them), and the friction directions
+    out of the chain's plane (and, with n_f = 8, the diagonal ones) tied with the in-plane ones. Lemke
+    solves it without regularization, on the directions that are not dominated (the 30-row LCP of n_f = 8
+    ended in a secondary ray with them), and the step adds no energy."""
+    scene = sd.models.pendulum(12, scene="jain2014")
+    sim = sd.Simulator(scene, dt=1e-3, contact=ContactSettings(n_f=n_f, solver="lemke"))
+    q, qd = FOLDED[f"q_nf{n_f}"], FOLDED[f"qd_nf{n_f}"]
+    q1, qd1 = sim.step(q, qd)
+    st = sim.last_step_stats
+    assert st["contacts"] == 3 and st["lcp_size"] == 3 * (n_f + 2)
+    assert st["path"] == "lemke" and st["regularization"] == 0.0 and st["residual"] <= 1e-9
+    assert st["energy_gain"] <= ENERGY_TOL * energy(scene, scene.data(), q, qd)[0] + _kc.ENERGY_FLOOR
+    assert st["penetration"] < ContactSettings().penetration_limit
 
 
 def test_penetration_check_reports_the_step_that_made_it():

@@ -1,6 +1,8 @@
 """soadyn.lcp: closed-form problems, failures (LCPError), Tikhonov retry, input validation, and the kernels
 called from another kernel."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -109,6 +111,21 @@ def test_regularized_runs_find_the_active_set_of_coplanar_contacts():
         solved += 1
         assert relative_error(A, b, res.z) <= 2 * lcp.LCP_TOL
     assert solved == 200
+
+
+def test_pivot_candidates_are_judged_against_their_own_row():
+    """The 18-row step LCP of a folded 12-link chain (one normal row of Delassus diagonal 2e-9 of the
+    largest): an early pivot of 1.3e-4 leaves some tableau rows 1e4 times larger than others, and a pivot
+    tolerance relative to the column's largest entry rejected the true pivot, 1.5e-7, ending on an answer of
+    residual 6e-3. Judged against the round-off bound of its own row, the plain run solves it."""
+    d = np.load(Path(__file__).parents[1] / "physics" / "data" / "pendulum12_folded.npz")
+    M, q = d["M"], d["q"]
+    r = lcp.lemke(M, q)
+    assert r.regularization == 0.0
+    w = M @ r.z + q  # checked here, independently of the solver's own check
+    assert r.z.min() >= 0.0
+    assert np.abs(np.minimum(np.abs(M).max() * r.z, w)).max() <= 1e-9 * np.abs(q).max()
+    assert r.z[0] > 1e3  # the normal impulse the nearly jammed contact needs (N s)
 
 
 def test_pivot_limit():

@@ -27,6 +27,10 @@ from .kinematics import world_forces, world_subspaces
 from .osim import vertex_compliance, vertex_pickoffs
 from .spatial import xforce_T_add, xmotion
 
+RANK_ONE_TOL = 1e-14
+"""A contact's tangential Delassus block whose smaller eigenvalue is at most this times ``max |M_ij|`` (round-off
+of an exact zero) has rank one: its friction directions reduce to two (:func:`pyramid_live`)."""
+
 
 @inline_jit
 def tangent_basis(N, F, i):
@@ -280,6 +284,53 @@ def pyramid_q(vr, nb, k, nf, cs, q):
         for a in range(nf + 1):
             q[r0 + a] = cs[a, 0] * vr[c0] + cs[a, 1] * vr[c0 + 1] + cs[a, 2] * vr[c0 + 2]
         q[nbeta + i] = 0.0
+
+
+@jit
+def pyramid_live(Wd, nb, k, nf, cs, ms, idx):
+    """The rows of :func:`pyramid_lcp` but the dominated friction directions, ascending in ``idx``; returns
+    their count. A contact whose tangential Delassus block ``W_tt`` (2 x 2, positive semidefinite) has rank
+    one (smaller eigenvalue at most :data:`RANK_ONE_TOL` ``ms``: a planar mechanism, a kinematic singularity)
+    moves tangentially along one direction ``u`` only: ``W[:, t] d_j = (u . d_j) W[:, t] u``, so the column of
+    direction ``d_j`` is ``u . d_j`` times that of ``u``. Only the directions of largest and smallest
+    ``u . d_j`` are kept: any other is dominated (``|u . d_j|`` at most theirs, for the same share of
+    ``mu p_n``), and with ``z_j = 0`` its row ``w_j`` is a non-negative combination of a kept row's and
+    ``sigma`` (up to the contact's tangential velocity across ``u``, which no impulse changes and which the
+    caller's check on the whole LCP sees). Each dominated column ties with a kept one in every ratio test of
+    Lemke's method, where round-off then picks the pivots."""
+    nbeta = nb + k * (nf + 1)
+    m = 0
+    for r in range(nb):
+        idx[m] = r
+        m += 1
+    for i in range(k):
+        c0 = nb + 3 * i
+        a, b, c = Wd[c0 + 1, c0 + 1], Wd[c0 + 1, c0 + 2], Wd[c0 + 2, c0 + 2]
+        big = 0.5 * (a + c) + math.sqrt(0.25 * (a - c) ** 2 + b * b)  # eigenvalues of W_tt: big, small
+        small = (a * c - b * b) / big if big > 0.0 else 0.0
+        e0 = nb + i * (nf + 1)
+        idx[m] = e0
+        m += 1
+        if small > RANK_ONE_TOL * ms or big <= RANK_ONE_TOL * ms:
+            for j in range(nf):
+                idx[m] = e0 + 1 + j
+                m += 1
+            continue
+        u1, u2 = (b, big - a) if abs(big - a) >= abs(big - c) else (big - c, b)  # its eigenvector of big
+        lo = hi = 0
+        for j in range(1, nf):
+            p = cs[1 + j, 1] * u1 + cs[1 + j, 2] * u2
+            if p > cs[1 + hi, 1] * u1 + cs[1 + hi, 2] * u2:
+                hi = j
+            if p < cs[1 + lo, 1] * u1 + cs[1 + lo, 2] * u2:
+                lo = j
+        idx[m] = e0 + 1 + min(lo, hi)
+        idx[m + 1] = e0 + 1 + max(lo, hi)
+        m += 2
+    for i in range(k):
+        idx[m] = nbeta + i
+        m += 1
+    return m
 
 
 @jit

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from .._jit import jit, view
-from .contact import pyramid_block, pyramid_directions, pyramid_impulses, pyramid_q, pyramid_scale, pyramid_w
+from .contact import (pyramid_block, pyramid_directions, pyramid_impulses, pyramid_live, pyramid_q, pyramid_scale,
+                      pyramid_w)
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
                          SOLVER_LEMKE as DW_LEMKE, SOLVER_PPM as DW_PPM, noslip_solve, viscous_solve)
 from .factor import factor, solve
@@ -255,7 +256,7 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
             info[2] = 1.0
     if st != LCP_OK:
         linfo = np.zeros(4)
-        st = mlcp(M, q, nb, int(prm[8]), prm[9], z, w, linfo)
+        st = live_lemke(Wd, M, q, nb, k, nf, mu, cs, ms, prm, cstart, cadj, idx, seg, z, w, linfo)
         info[0] += linfo[0]
         info[1] = linfo[1]
         info[4] = linfo[2]
@@ -276,6 +277,36 @@ def coulomb_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart
         warm[:n] = z
     pyramid_impulses(z, nb, k, nf, cs, lam)
     return LCP_OK
+
+
+@jit
+def live_lemke(Wd, M, q, nb, k, nf, mu, cs, ms, prm, cstart, cadj, idx, seg, z, w, info):
+    """The pyramid LCP ``M z + q`` (:func:`coulomb_rows`) solved by Lemke (:func:`lcp.mlcp`, ``prm[8]``
+    pivots, regularized runs from ``prm[9]``), first without the dominated friction directions
+    (:func:`.contact.pyramid_live`; ``z = 0`` there) when a contact has any, its answer checked on the whole
+    LCP; the whole LCP when that answer misses the check. ``w`` written, ``info`` as :func:`lcp.mlcp` (pivots
+    of both runs; the residual on the whole LCP). ``idx`` (n,), ``seg`` (k + 1,): int scratch. Returns the
+    solver status."""
+    n = q.shape[0]
+    m = pyramid_live(Wd, nb, k, nf, cs, ms, idx)
+    pivots = 0.0
+    if m < n:
+        A = np.empty((m, m))
+        pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A, seg)
+        ql, zl, wl = np.empty(m), np.empty(m), np.empty(m)
+        for a in range(m):
+            ql[a] = q[idx[a]]
+        st = mlcp(A, ql, nb, int(prm[8]), prm[9], zl, wl, info)
+        z[:] = 0.0
+        for a in range(m):
+            z[idx[a]] = zl[a]
+        info[2] = lcp_residual(M, q, nb, z, w, ms)
+        if st == LCP_OK and info[2] <= LCP_TOL:
+            return LCP_OK
+        pivots = info[0]
+    st = mlcp(M, q, nb, int(prm[8]), prm[9], z, w, info)
+    info[0] += pivots
+    return st
 
 
 @jit

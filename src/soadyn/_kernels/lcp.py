@@ -46,7 +46,13 @@ RUN_PIVOTS = 5
 """Pivots per row of a :func:`lemke` run while others may follow: longer, it stalls on a degenerate problem's
 ties (a resting 6-box pyramid, 216 rows: 10,800 on ``M + 1e-10 |M| I``, then 75 on ``M + 1e-8 |M| I``)."""
 PIVOT_TOL = 1e-11
-"""A tableau entry counts as a pivot candidate when it exceeds this times the largest entry of its column."""
+"""A tableau entry ``T[e, i] = (B^-1 a_e)_i`` counts as a pivot candidate when it exceeds this times
+``max_j |(B^-1)_ij| max_j |a_ej|``, a bound on the round-off it carries (``a_e``: column ``e`` of
+``[I, -M, -d]``). The bound scales with row ``i``, as the round-off does: a tolerance relative to the
+column's largest entry instead rejects true pivots in rows that an earlier small pivot left small while
+others grew (a folded 12-link chain whose sphere presses on a link two hinges up, Delassus diagonal 2e-9
+of the largest: the relative-to-column test rejects a pivot of 1.5e-7 beside entries of 1.6e4 and ends
+the run on an answer with residual 6e-3, while the answer it leads to checks at 1e-10)."""
 TIE_TOL = 1e-12
 """Relative tolerance under which two ratios of the minimum-ratio test count as tied."""
 
@@ -258,28 +264,44 @@ def tableau_pivot(T, r, e, leaving, nonbasic, k):
 
 
 @jit
-def leaving_row(T, e, basis, cand):
+def noise_bound(T, e, i, scale):
+    """The round-off that tableau entry ``T[e, i]`` can carry, over :data:`PIVOT_TOL`: ``max_j |(B^-1)_ij|``
+    (row ``i`` of the first ``n`` columns) times ``scale[e]`` (``max_j |a_ej|``, :func:`lemke_run`)."""
+    n = T.shape[1]
+    r = 0.0
+    for j in range(n):
+        r = max(r, abs(T[j, i]))
+    return r * scale[e]
+
+
+@jit
+def leaving_row(T, e, basis, scale, cand, ok):
     """Row leaving the basis when column ``e`` enters: the lexicographic minimum-ratio test on the rows
-    ``(qbar_i, (B^-1)_i) / T[e, i]`` over ``T[e, i] > 0`` (Cottle, Pang and Stone 1992, Sec. 4.9), so Lemke's
-    method cannot cycle; the artificial variable tied in the first ratio leaves at once (it ends the run).
-    ``B^-1`` is the first ``n`` columns of the tableau (those of ``w`` in ``[I, -M, -d, q]``). Returns -1
-    when no entry is positive (a ray). ``cand`` is int64 scratch of length n."""
+    ``(qbar_i, (B^-1)_i) / T[e, i]`` over the pivot candidates ``T[e, i] > PIVOT_TOL noise_bound`` (Cottle,
+    Pang and Stone 1992, Sec. 4.9), so Lemke's method cannot cycle; the artificial variable tied in the first
+    ratio leaves at once (it ends the run). ``B^-1`` is the first ``n`` columns of the tableau (those of
+    ``w`` in ``[I, -M, -d, q]``); ``scale``: the largest entry of each column of ``[I, -M, -d]``. The bound
+    of a row is computed only for rows whose ratio could be the minimum. Returns -1 when there is no
+    candidate (a ray). ``cand`` is int64 scratch of length n, ``ok`` int64 scratch of length n."""
     n = T.shape[1]
     qc = T.shape[0] - 1
-    big = 0.0
-    for i in range(n):
-        big = max(big, abs(T[e, i]))
-    ptol = PIVOT_TOL * big
     theta = math.inf
     for i in range(n):
-        if T[e, i] > ptol:
-            theta = min(theta, T[qc, i] / T[e, i])
+        ok[i] = 0  # 0: not checked, 1: a candidate, -1: round-off
+        if T[e, i] > 0.0 and T[qc, i] / T[e, i] <= theta + TIE_TOL * (1.0 + abs(theta)):
+            ok[i] = 1 if T[e, i] > PIVOT_TOL * noise_bound(T, e, i, scale) else -1
+            if ok[i] == 1:
+                theta = min(theta, T[qc, i] / T[e, i])
     if theta == math.inf:
         return -1
     nc = 0
     lim = theta + TIE_TOL * (1.0 + abs(theta))
     for i in range(n):
-        if T[e, i] > ptol and T[qc, i] / T[e, i] <= lim:
+        if T[e, i] > 0.0 and T[qc, i] / T[e, i] <= lim:
+            if ok[i] == 0:
+                ok[i] = 1 if T[e, i] > PIVOT_TOL * noise_bound(T, e, i, scale) else -1
+            if ok[i] != 1:
+                continue
             if basis[i] == 2 * n:
                 return i
             cand[nc] = i
@@ -303,14 +325,18 @@ def leaving_row(T, e, basis, cand):
 
 
 @jit
-def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, cand, z):
+def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, scale, cand, ok, z):
     """One run of Lemke's complementary pivoting on ``M + eps I`` with covering vector ``d = 1`` (the
     standard choice; with the lexicographic rule it needs no scaling). ``T`` ((2n + 2) x n, column-major:
     ``T[j]`` is column j) holds ``B^-1 [I, -(M + eps I), -d, q]``; ``basis[i]`` is the variable basic in row
-    ``i`` (``w_j``: j, ``z_j``: n + j, ``z0``: 2n), ``nonbasic`` (n + 1) the others. Writes ``z`` (the basic
-    ``z`` values, clipped at 0) and returns ``(status, pivots)``. Precondition: ``min q < 0``."""
+    ``i`` (``w_j``: j, ``z_j``: n + j, ``z0``: 2n), ``nonbasic`` (n + 1) the others; ``scale`` (2n + 1) gets
+    the largest entry of each column of ``[I, -(M + eps I), -d]`` (:func:`leaving_row`); ``cand``, ``ok``:
+    int scratch (n). Writes ``z`` (the basic ``z`` values, clipped at 0) and returns ``(status, pivots)``.
+    Precondition: ``min q < 0``."""
     n = q.shape[0]
     qc = 2 * n + 1
+    for j in range(2 * n + 1):
+        scale[j] = 1.0
     for i in range(n):
         for j in range(n):
             T[j, i] = 0.0
@@ -321,6 +347,11 @@ def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, cand, z):
         T[qc, i] = q[i]
         basis[i] = i
         nonbasic[i] = n + i
+    for j in range(n):
+        c = 0.0
+        for i in range(n):
+            c = max(c, abs(T[n + j, i]))
+        scale[n + j] = c
     nonbasic[n] = 2 * n
     # z0 enters; the most negative q_i leaves (the last of tied rows keeps the tableau lexico-positive)
     r = 0
@@ -334,7 +365,7 @@ def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, cand, z):
     status = LCP_MAX_PIVOTS
     while pivots < max_pivots:
         e = leaving + n if leaving < n else leaving - n  # the complement of the variable that left
-        r = leaving_row(T, e, basis, cand)
+        r = leaving_row(T, e, basis, scale, cand, ok)
         if r < 0:
             status = LCP_RAY
             break
@@ -400,7 +431,9 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
     T = np.empty((2 * n + 2, n))
     basis = np.empty(n, dtype=np.int64)
     nonbasic = np.empty(n + 1, dtype=np.int64)
+    scale = np.empty(2 * n + 1)
     cand = np.empty(n, dtype=np.int64)
+    ok = np.empty(n, dtype=np.int64)
     total = 0
     tries = 0
     eps = 0.0
@@ -413,7 +446,8 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
             if whole == 1 and not cut[k]:
                 continue
             eps = 0.0 if k == 0 else tikhonov * max(ms, 1e-300) * TIKHONOV_STEP ** (k - 1)
-            status, pivots = lemke_run(M, q, eps, maxp if whole == 1 else short, T, basis, nonbasic, cand, z)
+            status, pivots = lemke_run(M, q, eps, maxp if whole == 1 else short, T, basis, nonbasic, scale, cand,
+                                       ok, z)
             total += pivots
             tries += 1
             cut[k] = whole == 0 and status == LCP_MAX_PIVOTS and short < maxp
