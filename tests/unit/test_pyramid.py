@@ -7,6 +7,9 @@ import pytest
 
 from soadyn._kernels import contact as kc
 from soadyn._kernels.contact_motion import SLIP_DIRECTION_TOL, slip_frames
+from soadyn._kernels.contact_solve import PATH_LEMKE, solve_rows
+from soadyn._kernels.lcp import LCP_OK
+from soadyn.contact import ContactSettings
 from soadyn.contact import pyramid as P
 from tests.support import SAME_MATH, assert_close
 
@@ -133,3 +136,48 @@ def test_slip_frames_turn_only_above_the_slip_tolerance():
     np.testing.assert_array_equal(frames[1:], fixed[1:])  # a creep below the tolerance, and no slip
     np.testing.assert_array_equal(vr[nb + 3:], before[nb + 3:])
     np.testing.assert_array_equal(vr[:nb], before[:nb])
+
+
+def _rank_one(angle):
+    """A contact's Delassus matrix in (n, t1, t2) whose tangential block moves along one direction only,
+    ``u = (cos angle, sin angle)`` in (t1, t2), coupled to the normal."""
+    u = np.array([0.0, np.cos(angle), np.sin(angle)])
+    return np.diag([1.0, 0.0, 0.0]) + np.outer(u, u) + 0.2 * (np.outer([1.0, 0, 0], u) + np.outer(u, [1.0, 0, 0]))
+
+
+@pytest.mark.parametrize("nf, angle, kept", [(4, 0.0, [1, 3]), (4, np.pi / 6, [1, 3]), (8, 0.0, [1, 5]),
+                                             (8, np.pi / 6, [2, 6])])
+def test_rank_one_contacts_keep_their_two_extreme_directions(nf, angle, kept):
+    """Rows of the pyramid LCP Lemke solves first (kc.pyramid_live): a contact whose tangential block has rank
+    one keeps its normal, the directions of largest and smallest u . d_j, and its sigma row; a full-rank
+    contact keeps every row."""
+    cs = np.empty((nf + 1, 3))
+    kc.pyramid_directions(nf, cs)
+    idx = np.empty(nf + 2, dtype=np.int64)
+    m = kc.pyramid_live(_rank_one(angle), 0, 1, nf, cs, 1.0, idx)
+    assert list(idx[:m]) == [0] + kept + [nf + 1]
+    full = _rank_one(angle) + np.diag([0.0, 0.1, 0.1])
+    assert kc.pyramid_live(full, 0, 1, nf, cs, 1.0, idx) == nf + 2
+
+
+def _solve_rows(Wd, tgt, nf, mu=0.5):
+    prm = ContactSettings(n_f=nf, solver="lemke").kernel_parameters(1e-3)
+    lam, info, none = np.zeros(3), np.zeros(6), np.empty(0, dtype=np.int64)
+    st = solve_rows(Wd, np.asarray(tgt, dtype=float), 0, 1, nf, np.array([mu]), prm, lam, info, np.zeros(0), False,
+                    np.zeros(0), none, none, np.zeros(0), none)
+    return st, lam, info
+
+
+def test_rank_one_contact_sticks_and_slides_in_closed_form():
+    """One contact whose tangential motion is along t1 only (t2 moves nothing), approaching at 1 m/s:
+    sliding at 0.3 m/s along t1, it sticks (v+_n = -1 + p_n + 0.2 p_t = 0, v+_t1 = -0.3 + 0.2 p_n + p_t = 0,
+    |p_t| <= mu p_n) on the two extreme directions; sliding at 0.2 m/s along t2, which no impulse changes,
+    friction opposes it at mu p_n (p = (1, 0, 0.5)), an answer only the whole LCP has (the reduced one misses
+    its check)."""
+    W = _rank_one(0.0)
+    st, lam, info = _solve_rows(W, [-1.0, -0.3, 0.0], 4)
+    assert st == LCP_OK and info[5] == PATH_LEMKE and info[4] <= 1e-12
+    assert_close(lam, [0.94 / 0.96, 0.3 - 0.2 * 0.94 / 0.96, 0.0], 1e-12, "sticking impulse")
+    st, lam, info = _solve_rows(W, [-1.0, 0.0, -0.2], 4)
+    assert st == LCP_OK and info[4] <= 1e-12
+    assert_close(lam, [1.0, 0.0, 0.5], 1e-12, "friction against the slip no impulse stops")
