@@ -79,10 +79,12 @@ def test_pendulum_scene_holds(n_f, solver):
     assert_held(traj, 2.0 * traj.energy[:, 0].max())
 
 
-FOLDED = np.load(Path(__file__).parent / "data" / "pendulum12_folded.npz")
-"""States of the 12-link scene's 60 s runs (t = 12.029 s with n_f = 4, 12.516 s with n_f = 8) whose step LCPs
-Lemke once failed (residual 4e-2 and 3e-2, then PGS too): the last two links lie folded on the floor and the
-last sphere presses on link 9's, along a direction the two hinges between can barely move."""
+STATES = np.load(Path(__file__).parent / "data" / "pendulum12_states.npz")
+"""States of the 12-link scene: of its 60 s runs at t = 12.029 s (n_f = 4) and 12.516 s (n_f = 8), whose step
+LCPs Lemke once failed (residual 4e-2 and 3e-2, then PGS too): the last two links lie folded on the floor and
+the last sphere presses on link 9's, along a direction the two hinges between can barely move; and ``whip``,
+t = 1.099 s of a run from a start perturbed by 1e-3 rad, where link 7's sphere strikes the wall at 7.4 m/s
+from 4.2 mm away while the links below whip."""
 
 
 @pytest.mark.parametrize("n_f", [4, 8])
@@ -94,13 +96,28 @@ def test_folded_chain_step_is_solved_by_lemke(n_f):
     ended in a secondary ray with them), and the step adds no energy."""
     scene = sd.models.pendulum(12, scene="jain2014")
     sim = sd.Simulator(scene, dt=1e-3, contact=ContactSettings(n_f=n_f, solver="lemke"))
-    q, qd = FOLDED[f"q_nf{n_f}"], FOLDED[f"qd_nf{n_f}"]
+    q, qd = STATES[f"q_nf{n_f}"], STATES[f"qd_nf{n_f}"]
     q1, qd1 = sim.step(q, qd)
     st = sim.last_step_stats
     assert st["contacts"] == 3 and st["lcp_size"] == 3 * (n_f + 2)
     assert st["path"] == "lemke" and st["regularization"] == 0.0 and st["residual"] <= 1e-9
     assert st["energy_gain"] <= ENERGY_TOL * energy(scene, scene.data(), q, qd)[0] + _kc.ENERGY_FLOOR
     assert st["penetration"] < ContactSettings().penetration_limit
+
+
+def test_a_contact_that_collided_in_the_step_does_not_approach_after_it():
+    """The wall contact collides within the step (at t_c = 0.57 dt, e = 0.5); the free acceleration of the
+    whipping links after the impact would carry it back towards the wall at 3 m/s. Its impact used up the
+    gap it had at the step's start, so the step LCP lets it approach no further (w = v+_n >= 0) and the split
+    correction brings it back to where the bounce left it; with the start's gap still allowed, the step
+    left it 3.0 mm inside the wall (a penetration check failure)."""
+    scene = sd.models.pendulum(12, scene="jain2014")
+    sim = sd.Simulator(scene, dt=1e-3, contact=ContactSettings(n_f=4, solver="lemke"))
+    q1, qd1 = sim.step(STATES["q_whip"], STATES["qd_whip"])
+    assert sim.last_step_stats["collision"] >= 1.0
+    found = sd.contact.collide(scene, scene.data(), q1)
+    wall = [i for i in range(found.count) if found.body[i].tolist() == [7, -1]]  # link 7's sphere on the wall
+    assert len(wall) == 1 and found.gap[wall[0]] >= -1e-6
 
 
 def test_penetration_check_reports_the_step_that_made_it():

@@ -113,19 +113,50 @@ def test_regularized_runs_find_the_active_set_of_coplanar_contacts():
     assert solved == 200
 
 
+STATES = Path(__file__).parents[1] / "physics" / "data" / "pendulum12_states.npz"
+
+
+def _checked(M, q, z, tol):
+    """``z`` solves the LCP to ``tol`` (checked here from the equations, not by the solver)."""
+    w = M @ z + q
+    return z.min() >= 0.0 and np.abs(np.minimum(np.abs(M).max() * z, w)).max() <= tol * np.abs(q).max()
+
+
 def test_pivot_candidates_are_judged_against_their_own_row():
-    """The 18-row step LCP of a folded 12-link chain (one normal row of Delassus diagonal 2e-9 of the
-    largest): an early pivot of 1.3e-4 leaves some tableau rows 1e4 times larger than others, and a pivot
-    tolerance relative to the column's largest entry rejected the true pivot, 1.5e-7, ending on an answer of
-    residual 6e-3. Judged against the round-off bound of its own row, the plain run solves it."""
-    d = np.load(Path(__file__).parents[1] / "physics" / "data" / "pendulum12_folded.npz")
-    M, q = d["M"], d["q"]
+    """A tableau column whose true pivot, 1.5e-7, sits in a row of unit size beside an entry of 1e5 in a row
+    that an earlier small pivot blew up: a tolerance relative to the column's largest entry rejects it (and
+    the ratio test picks the wrong row); judged against the round-off bound of its own row it is the pivot."""
+    n = 2
+    T = np.zeros((2 * n + 2, n))  # column-major: T[j] is column j; B^-1 = columns 0, 1
+    T[0, 0], T[1, 1] = 1e5, 1.0
+    T[2] = [1e5, 1.5e-7]  # the entering column
+    T[5] = [1e5, 1.5e-8]  # q: ratios 1 and 0.1
+    basis = np.array([0, 1])
+    r = K.leaving_row(T, 2, basis, np.ones(2 * n + 1), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+    assert r == 1
+
+
+@pytest.mark.parametrize("name", ["", "_stiff"])
+def test_nearly_jammed_contact_steps_are_solved(name):
+    """Step LCPs of a folded 12-link chain (18 rows; one normal row of Delassus diagonal 4e-9 and 1e-10 of the
+    largest): plain runs solve them, on the Jacobi-scaled problem with the row-scaled pivot test; without
+    these the answers were off by 6e-3 and 7e-2. The answers need normal impulses of 9e2 and 3e3 N s."""
+    d = np.load(STATES)
+    M, q = d["M" + name], d["q" + name]
     r = lcp.lemke(M, q)
-    assert r.regularization == 0.0
-    w = M @ r.z + q  # checked here, independently of the solver's own check
-    assert r.z.min() >= 0.0
-    assert np.abs(np.minimum(np.abs(M).max() * r.z, w)).max() <= 1e-9 * np.abs(q).max()
-    assert r.z[0] > 1e3  # the normal impulse the nearly jammed contact needs (N s)
+    assert r.regularization == 0.0 and _checked(M, q, r.z, 1e-9)
+    assert r.z[0] > 5e2  # the normal impulse the nearly jammed contact needs (N s)
+
+
+def test_jacobi_scaling_keeps_the_problem():
+    """``D M D``, ``D q`` with ``D = diag(1 / sqrt(M_ii))`` where ``M_ii`` is not round-off (1 elsewhere)."""
+    M = np.array([[4.0, 1.0, 0.0], [1.0, 1e-20, 2.0], [0.0, -2.0, 0.25]])
+    q = np.array([-1.0, 2.0, -3.0])
+    d, Ms, qs = np.empty(3), np.empty((3, 3)), np.empty(3)
+    K.jacobi_scale(M, q, np.abs(M).max(), d, Ms, qs)
+    assert_close(d, [0.5, 1.0, 2.0], SAME_MATH, "D")
+    assert_close(Ms, np.diag(d) @ M @ np.diag(d), SAME_MATH, "D M D")
+    assert_close(qs, d * q, SAME_MATH, "D q")
 
 
 def test_pivot_limit():

@@ -435,7 +435,9 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     for r in range(nb):
         tgt[r] = vr[r] + loop_erp * loop_phi[r] / dt
     for i in range(k):
-        g = con_gap[i]
+        # a contact that collided in the step reached its surface at the impact; the split correction of step 6
+        # brings it back there (back[i]), so its gap allows no approach after it: w = v+_n >= 0
+        g = 0.0 if split and collided[i] else con_gap[i]
         r = nb + 3 * i
         tgt[r] = vr[r] + (g / dt if g > TOUCHING_GAP else (erp * g / dt if g < 0.0 and not split else 0.0))
         tgt[r + 1] = vr[r + 1]

@@ -53,6 +53,9 @@ column's largest entry instead rejects true pivots in rows that an earlier small
 others grew (a folded 12-link chain whose sphere presses on a link two hinges up, Delassus diagonal 2e-9
 of the largest: the relative-to-column test rejects a pivot of 1.5e-7 beside entries of 1.6e4 and ends
 the run on an answer with residual 6e-3, while the answer it leads to checks at 1e-10)."""
+JACOBI_TOL = 1e-13
+"""Rows whose diagonal ``M_ii`` exceeds this times ``|M|_max`` are scaled to a unit diagonal before Lemke's
+method runs (:func:`jacobi_scale`); the others (round-off columns, the ``sigma`` rows) keep their scale."""
 TIE_TOL = 1e-12
 """Relative tolerance under which two ratios of the minimum-ratio test count as tied."""
 
@@ -388,18 +391,34 @@ def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, scale, cand, ok, z):
 
 
 @jit
+def jacobi_scale(M, q, ms, d, Ms, qs):
+    """``Ms = D M D``, ``qs = D q`` with ``D = diag(d)``, ``d_i = 1 / sqrt(M_ii)`` where ``M_ii > JACOBI_TOL ms``
+    and 1 elsewhere. ``z`` solves the LCP ``(M, q)`` iff ``D^-1 z`` solves ``(Ms, qs)`` (``w = D^-1 ws``): the
+    scaling keeps the problem and evens the rows, so that the ratio tests compare like with like (a contact
+    step whose normal row has a Delassus diagonal 1e-10 of the others' is solved scaled and fails unscaled)."""
+    n = q.shape[0]
+    for i in range(n):
+        d[i] = 1.0 / math.sqrt(M[i, i]) if M[i, i] > JACOBI_TOL * ms else 1.0
+    for i in range(n):
+        qs[i] = d[i] * q[i]
+        for j in range(n):
+            Ms[i, j] = d[i] * M[i, j] * d[j]
+
+
+@jit
 def lemke(M, q, max_pivots, tikhonov, z, w, info):
     """Solve the LCP ``w = M z + q``, ``0 <= z perp w >= 0`` (Jain 2014, Eq. 9) by Lemke's method
     (:func:`lemke_run`: covering vector 1, lexicographic minimum ratio, dense column-major tableau allocated
-    once), every answer polished on its active set (:func:`polish`) and checked (:func:`lcp_error` at most
-    :data:`LCP_TOL`).
+    once) on the Jacobi-scaled problem (:func:`jacobi_scale`), every answer polished on its active set
+    (:func:`polish`) and checked (:func:`lcp_error` at most :data:`LCP_TOL`) on the given one.
 
     ``q >= 0`` gives the trivial solution ``z = 0``. Degenerate problems (coplanar or redundant contacts:
     rank-deficient ``M``, tied ratios) can end the plain run in a ray or on a wrong basis when round-off
-    decides the ties; then, if ``tikhonov > 0``, Lemke runs on ``M + eps I`` (:data:`TIKHONOV_TRIES`,
-    ``eps`` relative to ``|M|_max``, growing by :data:`TIKHONOV_STEP`), which separates the ties, and its
-    active set is polished and checked on the given ``M``: a reported solution is always one of the given
-    problem, the regularization only finds its active set (``info[1]``: the ``eps`` of the run that did).
+    decides the ties; then, if ``tikhonov > 0``, Lemke runs on ``Ms + eps I`` (the scaled ``Ms``;
+    :data:`TIKHONOV_TRIES`, ``eps`` relative to ``|Ms|_max``, growing by :data:`TIKHONOV_STEP`), which
+    separates the ties, and its active set is polished and checked on the given ``M``: a reported solution is
+    always one of the given problem, the regularization only finds its active set (``info[1]``: the ``eps``
+    of the run that did).
     ``max_pivots <= 0``: ``50 n`` a run; while others may follow a run gets :data:`RUN_PIVOTS` ``n`` first, and
     runs cut short rerun with the whole budget if none passes. Outputs: ``z``, ``w = M z + q`` (n), ``info``
     (4): pivots of all runs, regularization, relative residual, runs. Returns ``LCP_OK``, ``LCP_RAY``,
@@ -428,6 +447,9 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         info[3] = 1.0
         return LCP_OK
     maxp = max_pivots if max_pivots > 0 else 50 * n
+    d, Ms, qs = np.empty(n), np.empty((n, n)), np.empty(n)
+    jacobi_scale(M, q, ms, d, Ms, qs)
+    mss = max_abs(Ms)
     T = np.empty((2 * n + 2, n))
     basis = np.empty(n, dtype=np.int64)
     nonbasic = np.empty(n + 1, dtype=np.int64)
@@ -445,9 +467,11 @@ def lemke(M, q, max_pivots, tikhonov, z, w, info):
         for k in range(runs):
             if whole == 1 and not cut[k]:
                 continue
-            eps = 0.0 if k == 0 else tikhonov * max(ms, 1e-300) * TIKHONOV_STEP ** (k - 1)
-            status, pivots = lemke_run(M, q, eps, maxp if whole == 1 else short, T, basis, nonbasic, scale, cand,
+            eps = 0.0 if k == 0 else tikhonov * max(mss, 1e-300) * TIKHONOV_STEP ** (k - 1)
+            status, pivots = lemke_run(Ms, qs, eps, maxp if whole == 1 else short, T, basis, nonbasic, scale, cand,
                                        ok, z)
+            for i in range(n):
+                z[i] *= d[i]
             total += pivots
             tries += 1
             cut[k] = whole == 0 and status == LCP_MAX_PIVOTS and short < maxp
