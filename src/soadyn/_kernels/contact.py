@@ -318,12 +318,13 @@ def pyramid_live(Wd, nb, k, nf, cs, ms, idx):
             continue
         u1, u2 = (b, big - a) if abs(big - a) >= abs(big - c) else (big - c, b)  # its eigenvector of big
         lo = hi = 0
+        plo = phi = cs[1, 1] * u1 + cs[1, 2] * u2  # u . d_0
         for j in range(1, nf):
             p = cs[1 + j, 1] * u1 + cs[1 + j, 2] * u2
-            if p > cs[1 + hi, 1] * u1 + cs[1 + hi, 2] * u2:
-                hi = j
-            if p < cs[1 + lo, 1] * u1 + cs[1 + lo, 2] * u2:
-                lo = j
+            if p > phi:
+                hi, phi = j, p
+            if p < plo:
+                lo, plo = j, p
         idx[m] = e0 + 1 + min(lo, hi)
         idx[m + 1] = e0 + 1 + max(lo, hi)
         m += 2

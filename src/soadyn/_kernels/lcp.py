@@ -50,7 +50,7 @@ PIVOT_TOL = 1e-11
 ``max_j |(B^-1)_ij| max_j |a_ej|``, a bound on the round-off it carries (``a_e``: column ``e`` of
 ``[I, -M, -d]``). The bound scales with row ``i``, as the round-off does: a tolerance relative to the
 column's largest entry instead rejects true pivots in rows that an earlier small pivot left small while
-others grew (a folded 12-link chain whose sphere presses on a link two hinges up, Delassus diagonal 2e-9
+others grew (a folded 12-link chain whose sphere presses on a link two hinges up, Delassus diagonal 4e-9
 of the largest: the relative-to-column test rejects a pivot of 1.5e-7 beside entries of 1.6e4 and ends
 the run on an answer with residual 6e-3, while the answer it leads to checks at 1e-10)."""
 JACOBI_TOL = 1e-13
@@ -330,7 +330,7 @@ def leaving_row(T, e, basis, scale, cand, ok):
 @jit
 def lemke_run(M, q, eps, max_pivots, T, basis, nonbasic, scale, cand, ok, z):
     """One run of Lemke's complementary pivoting on ``M + eps I`` with covering vector ``d = 1`` (the
-    standard choice; with the lexicographic rule it needs no scaling). ``T`` ((2n + 2) x n, column-major:
+    standard choice; :func:`lemke` scales ``M`` to a unit diagonal first). ``T`` ((2n + 2) x n, column-major:
     ``T[j]`` is column j) holds ``B^-1 [I, -(M + eps I), -d, q]``; ``basis[i]`` is the variable basic in row
     ``i`` (``w_j``: j, ``z_j``: n + j, ``z0``: 2n), ``nonbasic`` (n + 1) the others; ``scale`` (2n + 1) gets
     the largest entry of each column of ``[I, -(M + eps I), -d]`` (:func:`leaving_row`); ``cand``, ``ok``:
