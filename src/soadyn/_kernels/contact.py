@@ -23,8 +23,6 @@ import math
 import numpy as np
 
 from .._jit import inline_jit, jit, view
-from .kinematics import world_forces, world_subspaces
-from .osim import vertex_compliance, vertex_pickoffs
 from .spatial import xforce_T_add, xmotion
 
 RANK_ONE_TOL = 1e-14
@@ -125,71 +123,6 @@ def contact_coefficients(con_body, con_frame, nb, k, row_coef):
             for d in range(3):
                 for m in range(3):
                     row_coef[nb + 3 * i + d, side, m] = s * con_frame[i, d, m]
-
-
-@jit
-def delassus_space(nbody, nn, nr):
-    """``(floats, ints)``: the scratch :func:`delassus` takes from its two workspaces for ``nn`` nodes and ``nr``
-    rows: the packed ``Omega`` of at most ``m = min(nbody, 2 nn - 1)`` vertices (:func:`osim.vertex_compliance`)
-    and its pass scratch, two pick-offs per row and their products; per vertex its tree fields and pick-off range."""
-    m = max(min(nbody, 2 * nn - 1), 0)
-    return 18 * m * (m + 1) + 114 + 26 * nr, 5 * m + 1 + 2 * nr
-
-
-@jit
-def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel,
-             node_dim, node_row, nn, row_node, row_coef, Wd, fs, js):
-    """``W = Q Lambda Q*`` (Jain 2014 Eq. 52) for the rows of :func:`constraint_nodes` in O(N + n_c^2), without
-    forming the node compliance ``Lambda`` (:func:`osim.node_compliance`): with the row pick-offs
-    ``g_(r, a) = B_a C_(r, a)^T`` (the world wrench of row ``r``'s unit impulse at node ``a``; ``C`` its
-    coefficients, ``B_a = ^aX_0^T Sel_a^T``), ``W[r, s] = sum_(a, b) g_(r, a)^T Omega(b_a, b_b) g_(s, b)`` over
-    the nodes of the two rows (:func:`osim.vertex_compliance`). The pick-offs are gathered by the vertex of
-    their node (``G_v`` (6, p_v), one column per row side on vertex ``v``: :func:`osim.vertex_pickoffs`), and
-    each pair of vertices ``(v, w)`` of one subtree of the world adds ``G_v^T Omega(v, w) G_w`` on the rows of
-    its pick-offs: ``H = Omega(v, w) G_w``, then one row of the block per pick-off of ``v`` (contiguous
-    columns), added at ``W[r, s]`` and ``W[s, r]`` (vertices of different subtrees do not couple; free bodies:
-    each vertex on its own). ``Omega`` comes from the articulated-body factors ``S``, ``U``, ``Dinv`` (body
-    coordinates) of an ABA at the same ``q``, moved to world coordinates (``oS``, ``oU``:
-    :func:`kinematics.world_subspaces`, :func:`kinematics.world_forces`; ``D`` does not depend on the frame).
-    ``fs``, ``js``: float and int scratch of :func:`delassus_space`."""
-    nr = Wd.shape[0]
-    m = max(min(parent.shape[0], 2 * nn - 1), 0)
-    nom = m * (m + 1) // 2
-    Om, G, y = view(fs, 0, (nom, 6, 6)), view(fs, 36 * nom, (18, 6)), view(fs, 36 * nom + 108, 6)
-    og = 36 * nom + 114  # G_v: (6, p_v) at og + 6 start[v]
-    h, acc = view(fs, og + 12 * nr, (6, 2 * nr)), view(fs, og + 24 * nr, 2 * nr)
-    vert_body, vert_root, vert_end = view(js, 0, m), view(js, m, m), view(js, 2 * m, m)
-    start, fill, prow = view(js, 3 * m, m + 1), view(js, 4 * m + 1, m), view(js, 5 * m + 1, 2 * nr)
-    world_subspaces(parent, vadr, jnv, S, oR, op, oS)
-    world_forces(parent, vadr, jnv, U, oR, op, oU)
-    nvert = vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body[:nn], vert_body,
-                              vert_root, vert_end, Om, G, y)
-    vertex_pickoffs(vid, node_body, node_dim, node_sel, wE, wr, row_node, row_coef, nvert, start, fill, prow,
-                    view(fs, og, 12 * nr))
-    Wd[:, :] = 0.0
-    for v in range(nvert):
-        o, sv, pv = v * (v + 1) // 2, start[v], start[v + 1] - start[v]
-        for w in range(v + 1):
-            sw, pw = start[w], start[w + 1] - start[w]
-            if vert_root[w] != vert_root[v] or pw == 0 or pv == 0:
-                continue
-            Gv, Gw, Ovw = view(fs, og + 6 * sv, (6, pv)), view(fs, og + 6 * sw, (6, pw)), Om[o + w]
-            for k in range(6):  # H = Omega(v, w) G_w: Om[o + w] holds it for v >= w
-                o0, o1, o2, o3, o4, o5 = Ovw[k, 0], Ovw[k, 1], Ovw[k, 2], Ovw[k, 3], Ovw[k, 4], Ovw[k, 5]
-                for j in range(pw):
-                    h[k, j] = (o0 * Gw[0, j] + o1 * Gw[1, j] + o2 * Gw[2, j] + o3 * Gw[3, j] + o4 * Gw[4, j]
-                               + o5 * Gw[5, j])
-            for i in range(pv):  # row i of G_v^T H; v = w: the block is symmetric, j <= i
-                g0, g1, g2, g3, g4, g5 = Gv[0, i], Gv[1, i], Gv[2, i], Gv[3, i], Gv[4, i], Gv[5, i]
-                for j in range(pw if v != w else i + 1):
-                    acc[j] = g0 * h[0, j] + g1 * h[1, j] + g2 * h[2, j] + g3 * h[3, j] + g4 * h[4, j] + g5 * h[5, j]
-                r = prow[sv + i]
-                for j in range(pw if v != w else i):  # and the pair (w, v): W[s, r] (W stays exactly symmetric)
-                    s = prow[sw + j]
-                    Wd[r, s] += acc[j]
-                    Wd[s, r] += acc[j]
-                if v == w:
-                    Wd[r, r] += acc[i]
 
 
 @inline_jit
@@ -449,9 +382,9 @@ def coupling_space(nb, k):
 def contact_coupling(parent, con_body, k, cstart, ints):
     """The contact pairs whose block of ``W`` may be nonzero: two contacts couple when a body of one and a
     body of the other hang from the same root body (one tree of the world; the world couples nothing), as
-    :func:`delassus` leaves the blocks of contacts on different trees zero. The contacts are bucketed by the
-    roots they touch (a counting sort), and each contact's partners gathered from its two buckets, so the
-    cost is the number of pairs, not ``k^2``. Writes ``cstart`` (k + 1,) and returns ``cadj``: the contacts
+    :func:`.delassus.delassus` leaves the blocks of contacts on different trees zero. The contacts are bucketed
+    by the roots they touch (a counting sort), and each contact's partners gathered from its two buckets, so
+    the cost is the number of pairs, not ``k^2``. Writes ``cstart`` (k + 1,) and returns ``cadj``: the contacts
     that contact ``i`` couples with (itself included, each once) are ``cadj[cstart[i]:cstart[i + 1]]``, a view of
     the int scratch ``ints`` (:func:`coupling_space`) when it has room, else allocated."""
     nb = parent.shape[0]

@@ -66,8 +66,9 @@ import numpy as np
 
 from .._jit import borrow, inline_jit, jit, view
 from .collision import collide_space
-from .contact import (constraint_nodes, contact_coefficients, contact_coupling, coupling_space, delassus, delassus_space,
-                      row_space, row_velocities, tangent_basis)
+from .contact import (constraint_nodes, contact_coefficients, contact_coupling, coupling_space, row_space,
+                      row_velocities, tangent_basis)
+from .delassus import delassus, delassus_space
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (apply_impulses, body_energy, correct_positions, kinetic_energy, max_penetration,
                              memo_space, phase_rows, record_contacts, record_impulses, restitution_scale,
@@ -170,11 +171,11 @@ def step_space(mi, mf, nf):
     its coefficients, velocities, target and impulse; per body the row-velocity and impulse passes and the
     centre-of-mass shifts; the contact pairs that couple (:func:`.contact.coupling_space`); the int scratch of
     the step LCP with ``nf`` pyramid edges (:func:`.contact_solve.lcp_space`); the scratch of the Delassus
-    matrix (:func:`.contact.delassus_space`)."""
+    matrix (:func:`.delassus.delassus_space`)."""
     nb, nq, nv, nc, nl, K = mi[NB], mi[NQ], mi[NV], mi[NC], mi[NL], mi[NCON_MAX]
     nr = nc + 3 * K
     cap = 2 * (nl + K)
-    df, di = delassus_space(nb, cap, nr)
+    df, di = delassus_space(nb, nv, cap, nr)
     mf_, mi_ = memo_space(nq, K)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
     return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 33 * nb + df,
@@ -328,7 +329,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         Wd, ls = view(wl, 0, (nr, nr)), view(wl, nr * nr, wl.shape[0] - nr * nr)
     else:
         Wd, ls = np.empty((nr, nr)), wl
-    dfs, dis = delassus_space(nbody, nn, nr)
+    dfs, dis = delassus_space(nbody, nv, nn, nr)
     delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid, Ups, Psi,
              node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd, view(ws, o, dfs),
              view(wi, oi, dis))

@@ -479,14 +479,34 @@ def vertex_compliance(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W, n
     return nvert
 
 
+@inline_jit
+def row_pickoff(node_dim, node_sel, wE, wr, row_coef, r, x, a):
+    """The pick-off ``g_(r, a) = B_a C^T`` of side ``x`` of row ``r`` on node ``a`` (``C = row_coef[r, x,
+    :node_dim[a]]``, ``B_a = ^aX_0^T Sel_a^T``, Eq. 64): the world wrench about the world origin of a unit
+    impulse of the row at the node, ``[E^T n + r x f_0; f_0 = E^T f]`` for ``[n; f] = Sel_a^T C`` (a contact
+    node, ``node_dim`` 3, linear rows in world axes: ``[r x C; C]``). Returns its six components."""
+    n0, n1, n2, f0, f1, f2 = 0.0, 0.0, 0.0, row_coef[r, x, 0], row_coef[r, x, 1], row_coef[r, x, 2]
+    if node_dim[a] != 3:
+        f0 = f1 = f2 = 0.0
+        for d in range(node_dim[a]):
+            c = row_coef[r, x, d]
+            n0, n1, n2 = n0 + node_sel[a, d, 0] * c, n1 + node_sel[a, d, 1] * c, n2 + node_sel[a, d, 2] * c
+            f0, f1, f2 = f0 + node_sel[a, d, 3] * c, f1 + node_sel[a, d, 4] * c, f2 + node_sel[a, d, 5] * c
+        n0, n1, n2, f0, f1, f2 = (wE[a, 0, 0] * n0 + wE[a, 1, 0] * n1 + wE[a, 2, 0] * n2,
+                                  wE[a, 0, 1] * n0 + wE[a, 1, 1] * n1 + wE[a, 2, 1] * n2,
+                                  wE[a, 0, 2] * n0 + wE[a, 1, 2] * n1 + wE[a, 2, 2] * n2,
+                                  wE[a, 0, 0] * f0 + wE[a, 1, 0] * f1 + wE[a, 2, 0] * f2,
+                                  wE[a, 0, 1] * f0 + wE[a, 1, 1] * f1 + wE[a, 2, 1] * f2,
+                                  wE[a, 0, 2] * f0 + wE[a, 1, 2] * f1 + wE[a, 2, 2] * f2)
+    return (n0 + (wr[a, 1] * f2 - wr[a, 2] * f1), n1 + (wr[a, 2] * f0 - wr[a, 0] * f2),
+            n2 + (wr[a, 0] * f1 - wr[a, 1] * f0), f0, f1, f2)
+
+
 @jit
 def vertex_pickoffs(vid, node_body, node_dim, node_sel, wE, wr, row_node, row_coef, nvert, start, fill, prow, g):
-    """The row pick-offs ``g_(r, a) = B_a C^T`` of the rows on nodes (``C = row_coef[r, x, :node_dim[a]]`` on
-    the node ``a = row_node[r, x]`` of side ``x``, ``B_a = ^aX_0^T Sel_a^T``, Eq. 64): the world wrench about the
-    world origin of a unit impulse of row ``r`` at ``a``, ``[E^T n + r x f_0; f_0 = E^T f]`` for ``[n; f] =
-    Sel_a^T C`` (a contact node, ``node_dim`` 3, linear rows in world axes: ``[r x C; C]``), gathered by the
-    vertex of ``a`` (a counting sort): vertex ``v``'s are ``e = start[v] .. start[v + 1] - 1``, on row
-    ``prow[e]``, ``G_v`` (6, p_v) at ``g[6 start[v]:]``. ``fill`` (nvert,) scratch."""
+    """The row pick-offs (:func:`row_pickoff`) of the rows on nodes, gathered by the vertex of their node (a
+    counting sort): vertex ``v``'s are ``e = start[v] .. start[v + 1] - 1``, on row ``prow[e]``, ``G_v``
+    (6, p_v) at ``g[6 start[v]:]``. ``fill`` (nvert,) scratch."""
     start[:nvert + 1] = 0
     for r in range(row_node.shape[0]):
         for x in range(2):
@@ -504,23 +524,8 @@ def vertex_pickoffs(vid, node_body, node_dim, node_sel, wE, wr, row_node, row_co
             e, p = 5 * start[v] + fill[v], start[v + 1] - start[v]  # G_v[m, e - start[v]] at g[e + m p]
             prow[fill[v]] = r
             fill[v] += 1
-            n0, n1, n2, f0, f1, f2 = 0.0, 0.0, 0.0, row_coef[r, x, 0], row_coef[r, x, 1], row_coef[r, x, 2]
-            if node_dim[a] != 3:
-                f0 = f1 = f2 = 0.0
-                for d in range(node_dim[a]):
-                    c = row_coef[r, x, d]
-                    n0, n1, n2 = n0 + node_sel[a, d, 0] * c, n1 + node_sel[a, d, 1] * c, n2 + node_sel[a, d, 2] * c
-                    f0, f1, f2 = f0 + node_sel[a, d, 3] * c, f1 + node_sel[a, d, 4] * c, f2 + node_sel[a, d, 5] * c
-                n0, n1, n2, f0, f1, f2 = (wE[a, 0, 0] * n0 + wE[a, 1, 0] * n1 + wE[a, 2, 0] * n2,
-                                          wE[a, 0, 1] * n0 + wE[a, 1, 1] * n1 + wE[a, 2, 1] * n2,
-                                          wE[a, 0, 2] * n0 + wE[a, 1, 2] * n1 + wE[a, 2, 2] * n2,
-                                          wE[a, 0, 0] * f0 + wE[a, 1, 0] * f1 + wE[a, 2, 0] * f2,
-                                          wE[a, 0, 1] * f0 + wE[a, 1, 1] * f1 + wE[a, 2, 1] * f2,
-                                          wE[a, 0, 2] * f0 + wE[a, 1, 2] * f1 + wE[a, 2, 2] * f2)
-            g[e] = n0 + (wr[a, 1] * f2 - wr[a, 2] * f1)
-            g[e + p] = n1 + (wr[a, 2] * f0 - wr[a, 0] * f2)
-            g[e + 2 * p] = n2 + (wr[a, 0] * f1 - wr[a, 1] * f0)
-            g[e + 3 * p], g[e + 4 * p], g[e + 5 * p] = f0, f1, f2
+            g[e], g[e + p], g[e + 2 * p], g[e + 3 * p], g[e + 4 * p], g[e + 5 * p] = row_pickoff(
+                node_dim, node_sel, wE, wr, row_coef, r, x, a)
 
 
 @jit
