@@ -329,15 +329,16 @@ def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A, seg):
         while a < m and idx[a] < nb + (i + 1) * (nf + 1):
             a += 1
     seg[k] = a
+    # (a row's edge is idx - nb - i (nf + 1) on contact i's segment: no integer division in the loops)
     for a in range(nl):  # loop rows: a row of W against the loop rows, P^T on a contact's columns
         ia = idx[a]
         for c in range(a + 1):
             A[a, c] = A[c, a] = Wd[ia, idx[c]]
-        for c in range(nl, seg[k]):
-            ic = idx[c] - nb
-            c0 = nb + 3 * (ic // (nf + 1))
-            j = ic % (nf + 1)
-            A[a, c] = A[c, a] = Wd[ia, c0] * cs[j, 0] + Wd[ia, c0 + 1] * cs[j, 1] + Wd[ia, c0 + 2] * cs[j, 2]
+        for i in range(k):
+            c0 = nb + 3 * i
+            for c in range(seg[i], seg[i + 1]):
+                j = idx[c] - nb - i * (nf + 1)
+                A[a, c] = A[c, a] = Wd[ia, c0] * cs[j, 0] + Wd[ia, c0 + 1] * cs[j, 1] + Wd[ia, c0 + 2] * cs[j, 2]
     sparse = cstart.shape[0] > 0
     for i in range(k):
         if seg[i] == seg[i + 1]:
@@ -349,12 +350,12 @@ def pyramid_block(Wd, nb, k, nf, mu, cs, idx, m, cstart, cadj, A, seg):
                 continue
             c0 = nb + 3 * j
             for c in range(seg[j], seg[j + 1]):
-                y = (idx[c] - nb) % (nf + 1)
+                y = idx[c] - nb - j * (nf + 1)
                 h0 = Wd[r0, c0] * cs[y, 0] + Wd[r0, c0 + 1] * cs[y, 1] + Wd[r0, c0 + 2] * cs[y, 2]
                 h1 = Wd[r0 + 1, c0] * cs[y, 0] + Wd[r0 + 1, c0 + 1] * cs[y, 1] + Wd[r0 + 1, c0 + 2] * cs[y, 2]
                 h2 = Wd[r0 + 2, c0] * cs[y, 0] + Wd[r0 + 2, c0 + 1] * cs[y, 1] + Wd[r0 + 2, c0 + 2] * cs[y, 2]
                 for a in range(c if j == i else seg[i], seg[i + 1]):
-                    x = (idx[a] - nb) % (nf + 1)
+                    x = idx[a] - nb - i * (nf + 1)
                     A[a, c] = A[c, a] = cs[x, 0] * h0 + cs[x, 1] * h1 + cs[x, 2] * h2
     for a in range(seg[k], m):  # sigma rows
         i = idx[a] - nbeta
