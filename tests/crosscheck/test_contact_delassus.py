@@ -9,6 +9,7 @@ import pytest
 
 import soadyn as sd
 from soadyn._kernels import contact as kc
+from soadyn._kernels import contact_motion as kcm
 from soadyn._kernels import delassus as kd
 from soadyn._kernels.kinematics import world_forces, world_subspaces
 from soadyn._kernels.osim import node_tree
@@ -26,7 +27,13 @@ def point_jacobian(model, data, q, b, p):
 
 
 def dense_delassus(model, q, loops, contacts):
-    """``G M^-1 G^T`` with the rows of :func:`soadyn._kernels.contact.constraint_nodes` written out: loop row
+    """``G M^-1 G^T`` (:func:`dense_rows`)."""
+    G = dense_rows(model, q, loops, contacts)
+    return G @ sd.minv(model, model.data(), q) @ G.T
+
+
+def dense_rows(model, q, loops, contacts):
+    """``G`` with the rows of :func:`soadyn._kernels.contact.constraint_nodes` written out: loop row
     ``Q_d . ([R^T w; R^T v_p]_b - [..]_a)`` at frame A's pose ``(R, p)``, contact rows ``F_i (v_A - v_B)``."""
     data = model.data()
     rows = []
@@ -37,13 +44,13 @@ def dense_delassus(model, q, loops, contacts):
         rows += [Q[d] @ E @ (Jb - Ja) for d in range(dim)]
     for (a, b), p, F in contacts:
         rows += list(F @ (point_jacobian(model, data, q, a, p)[3:] - point_jacobian(model, data, q, b, p)[3:]))
-    G = np.array(rows)
-    return G @ sd.minv(model, data, q) @ G.T
+    return np.array(rows)
 
 
 def kernel_delassus(model, q, loops, contacts, method):
     """W by ``method``: "vertices", "paths" or "auto" (then also the two methods' counts, the int scratch and
-    the nodes)."""
+    the nodes); "impulses": the velocity changes ``M^-1 G^T lam`` of :func:`contact_motion.apply_impulses` for
+    ``lam`` = 1, 2, .., nr, from the rows' joint forces of the paths and from the row impulses, and ``lam``."""
     data = model.data()
     sd.fk(model, data, q)
     sd.aba(model, data, q, np.zeros(model.nv), np.zeros(model.nv))  # the articulated-body factors at q
@@ -81,7 +88,17 @@ def kernel_delassus(model, q, loops, contacts, method):
                            data.Psi, *rows, nn, row_node, row_coef, W, fs, js)
     else:
         kd.path_delassus(*t, data.oS, data.oU, data.Dinv, *rows, row_node, row_coef, W, fs, js)
-    return W
+    if method != "impulses":
+        return W
+    lam, nb, nv = np.arange(1.0, nr + 1.0), len(model.body_parent), model.nv
+    dqd = []
+    for Y in (fs[:nr * nv].reshape(nr, nv), np.empty((0, nv))):
+        qd = np.zeros(nv)
+        kcm.apply_impulses(*t, data.X_E, data.X_r, data.S, data.U, data.Dinv, data.oR, data.op, *rows, nn, row_node,
+                           row_coef, lam, qd, *(np.full((nb, 6), np.nan) for _ in range(3)), np.full(nv, np.nan),
+                           np.full(nv, np.nan), np.full(kc.row_space(nn), np.nan), Y)
+        dqd.append(qd)
+    return dqd, lam
 
 
 def contact_frame(rng):
@@ -161,3 +178,16 @@ def test_delassus_runs_the_method_that_costs_less(case, paths):
     vert = [np.zeros(2 * nn, dtype=np.int64) for _ in range(3)]
     nvert = node_tree(np.array(model.body_parent), node_body[:nn], cnt, cpar, vid, *vert)
     assert js[3 * nb:4 * nb].sum() == nvert
+
+
+@pytest.mark.parametrize("case", CASES, ids=["random_tree", "box_stack", "solo12_feet"])
+def test_impulses_from_the_paths_match_the_row_impulses(case):
+    """``M^-1 G^T lam`` from the joint forces the paths leave (``u = Y^T lam``, then ABA pass 3) against the
+    row impulses' ABA pass and the dense ``M^-1 G^T lam``."""
+    model, q, loops, contacts = case()
+    (by_paths, by_rows), lam = kernel_delassus(model, q, loops, contacts, "impulses")
+    G = dense_rows(model, q, loops, contacts)
+    ref = sd.minv(model, model.data(), q) @ G.T @ lam
+    scale = np.abs(ref).max()
+    assert_close(by_rows, ref, ALGORITHMS, "M^-1 G^T lam by the row impulses", scale=scale)
+    assert_close(by_paths, ref, ALGORITHMS, "M^-1 G^T lam by the paths", scale=scale)

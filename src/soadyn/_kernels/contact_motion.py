@@ -17,7 +17,7 @@ from .contact_solve import keep_lcp
 from .lcp import LCP_OK, mlcp
 from .spatial import quat_to_rot
 from .kinematics import tree_positions, tree_velocities, world_poses
-from .loops import aba_correction
+from .loops import correction_accelerations, correction_forces
 
 NSTAT = 12
 """Columns of the per-step statistics (:mod:`.contact_sim`)."""
@@ -345,12 +345,22 @@ def record_impulses(stat, nb, k, lam, con_frame):
 
 @jit
 def apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd, scr):
-    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58): the row impulses as body impulses ``f``
-    (:func:`row_forces`, ``scr`` its scratch), then one ABA pass on the articulated factors of the step
-    (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch)."""
-    row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr)
-    aba_correction(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, a, u, dqd)
+                   node_dim, nn, row_node, row_coef, lam, qd, f, pA, a, u, dqd, scr, Y):
+    """``qd += M^-1 G^T lam`` (Jain 2014 Eqs. 55, 58) by one ABA pass on the articulated factors of the step
+    (:func:`loops.aba_correction`; ``pA``, ``a``, ``u``, ``dqd``: its scratch): its joint forces ``u`` from
+    the row impulses as body impulses ``f`` (:func:`row_forces`, ``scr`` its scratch) and pass 2, or, when the
+    Delassus matrix came by paths, ``u = Y^T lam`` from the rows' joint forces ``Y`` (nr, nv) that
+    :func:`.delassus.path_delassus` left (pass 2 of each unit impulse; empty: none); then pass 3."""
+    if Y.shape[0] > 0:
+        u[:] = 0.0
+        for r in range(lam.shape[0]):
+            if lam[r] != 0.0:
+                for m in range(u.shape[0]):
+                    u[m] += Y[r, m] * lam[r]
+    else:
+        row_forces(oR, op, node_body, wE, wr, node_sel, node_dim, nn, row_node, row_coef, lam, f, scr)
+        correction_forces(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, f, pA, u)
+    correction_accelerations(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, u, a, dqd, pA)
     for k in range(qd.shape[0]):
         qd[k] += dqd[k]
 

@@ -330,9 +330,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     else:
         Wd, ls = np.empty((nr, nr)), wl
     dfs, dis = delassus_space(nbody, nv, nn, nr)
-    delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid, Ups, Psi,
-             node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd, view(ws, o, dfs),
-             view(wi, oi, dis))
+    paths = delassus(body_parent, jnt_vadr, jnt_nv, S, U, Dinv, oR, op, oS, oU, node_count, node_cpar, node_vid,
+                     Ups, Psi, node_body, wE, wr, node_sel, node_dim, node_row, nn, row_node, row_coef, Wd,
+                     view(ws, o, dfs), view(wi, oi, dis))
+    Y = view(ws, o, (nr if paths else 0, nv))  # the rows' joint forces, when W came by paths
     info[:] = 0.0
     # 3. collisions: compression (Eq. 54) and decompression (Eq. 57) at Delta_t = 0 among the contacts with
     # restitution that close within the step faster than impact_velocity and those already touching; the
@@ -420,7 +421,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         for r in range(ns):
             lam[idx[r]] = pc[r] + s_d * pd[r]
         apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                       node_dim, nn, row_node, row_coef, lam, qm, fi, pAi, ai, ui, dqi, rsc)
+                       node_dim, nn, row_node, row_coef, lam, qm, fi, pAi, ai, ui, dqi, rsc, Y)
         record_impulses(stat, nb, k, lam, con_frame)
         gain += kinetic_energy(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, body_I, dof_armature,
                                qm, vb, cb, vJ) - ke0
@@ -471,7 +472,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         if lam[nb + 3 * i] > 0.0:
             stat[1] += 1.0
     apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                   node_dim, nn, row_node, row_coef, lam, qdn, fi, pAi, ai, ui, dqi, rsc)
+                   node_dim, nn, row_node, row_coef, lam, qdn, fi, pAi, ai, ui, dqi, rsc, Y)
     record_impulses(stat, nb, k, lam, con_frame)
     # 7. (checked before the positions move) the impulses' work: the step LCP's impulse lam at the free
     # velocity v_f does lam . (v_f + v+) / 2 = lam . v+ - lam^T W lam / 2 <= lam . v+, and lam . v+ <= 0 but
@@ -513,7 +514,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
         stat[10] = max(stat[10], info[2])
         dq[:] = 0.0
         apply_impulses(body_parent, jnt_vadr, jnt_nv, X_E, X_r, S, U, Dinv, oR, op, node_body, wE, wr, node_sel,
-                       node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi, rsc)
+                       node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi, rsc, Y)
         qc[:] = qn
         integrate_config(jnt_type, jnt_qadr, jnt_vadr, qc, dq, dt, qn, R)
     return OK

@@ -45,16 +45,18 @@ def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups,
     :func:`vertex_delassus` and :func:`path_delassus` (:func:`delassus_costs`), from the articulated-body factors
     ``S``, ``U``, ``Dinv`` (body coordinates) of an ABA at the same ``q``, moved to world coordinates (``oS``,
     ``oU``). ``cnt``, ``cpar``, ``vid`` (nbody,) int and ``Ups``, ``W6`` (nbody, 6, 6) workspaces of the vertex
-    method; ``fs``, ``js``: float and int scratch of :func:`delassus_space`."""
+    method; ``fs``, ``js``: float and int scratch of :func:`delassus_space`. Returns whether ``fs`` starts with
+    the rows' joint forces ``Y`` (nr, nv) of :func:`path_delassus` (the paths ran in it)."""
     world_subspaces(parent, vadr, jnv, S, oR, op, oS)
     world_forces(parent, vadr, jnv, U, oR, op, oU)
     paths, vertices = delassus_costs(parent, jnv, node_body, nn, row_node, oS.shape[0], js)
     if paths < vertices:
         path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, node_dim, row_node, row_coef,
                       Wd, fs, js)
-    else:
-        vertex_delassus(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel,
-                        node_dim, nn, row_node, row_coef, Wd, fs, js)
+        return fs.shape[0] >= 2 * Wd.shape[0] * oS.shape[0] + 6
+    vertex_delassus(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel, node_dim,
+                    nn, row_node, row_coef, Wd, fs, js)
+    return False
 
 
 @jit

@@ -263,10 +263,16 @@ def loop_forces(parent, frame_body, fa, fb, dim, row, oR, op, RA, pA, Q, lam, fl
 @jit
 def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd):
     """``qdd = M^-1 sum_i J_i^T f_ext_i`` with the articulated factors of a preceding ABA (zero velocity,
-    no gravity, no joint forces): pass 2 (leaves to root) ``pA_i = -f_i``, ``u_i = -S_i^T pA_i``,
-    ``pA_p += X^T (pA_i + U_i D_i^-1 u_i)``; pass 3 (root to leaves) ``a_i = X a_p``,
-    ``qdd_i = D_i^-1 (u_i - U_i^T a_i)``, ``a_i += S_i qdd_i`` (RBDA Table 7.1; Jain 2012 Eq. 12c). ``pA``,
-    ``a``, ``u``: scratch."""
+    no gravity, no joint forces): pass 2 :func:`correction_forces`, pass 3 :func:`correction_accelerations`
+    (RBDA Table 7.1; Jain 2012 Eq. 12c). ``pA``, ``a``, ``u``: scratch."""
+    correction_forces(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, u)
+    correction_accelerations(parent, vadr, jnv, X_E, X_r, S, U, Dinv, u, a, qdd, pA)
+
+
+@jit
+def correction_forces(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, u):
+    """Pass 2 of :func:`aba_correction` (leaves to root): ``pA_i = -f_i``, ``u_i = -S_i^T pA_i``, ``pA_p +=
+    X^T (pA_i + U_i D_i^-1 u_i)``; ``pA`` (nb, 6) written."""
     nb = parent.shape[0]
     for i in range(nb):
         for m in range(6):
@@ -288,7 +294,14 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
                 for m in range(6):
                     pA[i, m] += U[va + d, m] * g
             xforce_T_add(X_E[i], X_r[i], pA[i], pA[p])
-    for i in range(nb):
+
+
+@jit
+def correction_accelerations(parent, vadr, jnv, X_E, X_r, S, U, Dinv, u, a, qdd, w):
+    """Pass 3 of :func:`aba_correction` (root to leaves) from the joint forces ``u`` of pass 2: ``a_i = X
+    a_p``, ``qdd_i = D_i^-1 (u_i - U_i^T a_i)``, ``a_i += S_i qdd_i``; ``a`` (nb, 6) the bodies' accelerations
+    (body frames), ``w`` (nb, 6) scratch."""
+    for i in range(parent.shape[0]):
         p = parent[i]
         n = jnv[i]
         va = vadr[i]
@@ -297,7 +310,7 @@ def aba_correction(parent, vadr, jnv, X_E, X_r, S, U, Dinv, fext, pA, a, u, qdd)
         else:
             for m in range(6):
                 a[i, m] = 0.0
-        joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, pA[i])  # pA_i: its scratch (pass 2 is done)
+        joint_acceleration(S, U, Dinv, i, u, va, n, a, qdd, w[i])
 
 
 @jit
