@@ -79,7 +79,8 @@ def kernel_delassus(model, q, loops, contacts, method):
     rows = (node_body, wE, wr, node_sel, node_dim)
     if method == "auto":
         kd.delassus(*t, data.S, data.U, data.Dinv, data.oR, data.op, data.oS, data.oU, data.node_count,
-                    data.node_cpar, data.node_vid, data.Ups, data.Psi, *rows, node_row, nn, row_node, row_coef, W, fs, js)
+                    data.node_cpar, data.node_vid, data.Ups, data.Psi, *rows, node_row, nn, row_node, row_coef, W, fs,
+                    js)
         return W, kd.delassus_costs(t[0], t[2], node_body, nn, row_node, model.nv, js), js, node_body, nn
     world_subspaces(*t, data.S, data.oR, data.op, data.oS)
     world_forces(*t, data.U, data.oR, data.op, data.oU)

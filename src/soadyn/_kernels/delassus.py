@@ -135,7 +135,8 @@ def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, 
             while i >= 0:
                 n, va = jnv[i], vadr[i]
                 if n == 1:  # one dof in registers
-                    yk = oS[va, 0] * h0 + oS[va, 1] * h1 + oS[va, 2] * h2 + oS[va, 3] * h3 + oS[va, 4] * h4 + oS[va, 5] * h5
+                    yk = (oS[va, 0] * h0 + oS[va, 1] * h1 + oS[va, 2] * h2 + oS[va, 3] * h3 + oS[va, 4] * h4
+                          + oS[va, 5] * h5)
                     t = Dinv[i, 0, 0] * yk
                     Y[r, va] += yk
                     T[r, va] += t
