@@ -54,7 +54,6 @@ _loop_eval_seconds = [4e-6]
 the last timed rollout of a model with loops."""
 
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
-_F64 = np.dtype(np.float64)
 # Simulator.step's one-step buffers and the Model/Data buffers always have the same types (soadyn._jit.EntryPoint)
 _ROLLOUT, _LOOP_ROLLOUT = EntryPoint(_ks.rollout), EntryPoint(_ks.loop_rollout)
 
@@ -265,10 +264,8 @@ class Simulator:
         ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
         m = self.model
         q0, qd0 = self._rows
-        # the rows take float64 arrays of the right shape as they are (checked in O(1)); as_array the rest
-        q0[...] = q if type(q) is np.ndarray and q.dtype is _F64 and q.shape == q0.shape else as_array(q, q0.shape, "q")
-        qd0[...] = (qd if type(qd) is np.ndarray and qd.dtype is _F64 and qd.shape == qd0.shape
-                    else as_array(qd, qd0.shape, "qd"))
+        q0[...] = as_array(q, q0.shape, "q")
+        qd0[...] = as_array(qd, qd0.shape, "qd")
         if tau is not None or f_ext is not None or self._held:
             self._step_inputs(tau, f_ext)
         if self.contact is None:
@@ -276,8 +273,7 @@ class Simulator:
             st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         else:
             warm = self._warm.copy()  # a failed step is run again from it (_contact_error)
-            call = self._call
-            st = (call if call is not None and call.settings is self.contact else self._contact_call()).step()
+            st = self._contact_call().step()
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK

@@ -134,16 +134,6 @@ def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, 
             i = node_body[a]
             while i >= 0:
                 n, va = jnv[i], vadr[i]
-                if n == 1:  # one dof in registers
-                    yk = (oS[va, 0] * h0 + oS[va, 1] * h1 + oS[va, 2] * h2 + oS[va, 3] * h3 + oS[va, 4] * h4
-                          + oS[va, 5] * h5)
-                    t = Dinv[i, 0, 0] * yk
-                    Y[r, va] += yk
-                    T[r, va] += t
-                    h0, h1, h2 = h0 - oU[va, 0] * t, h1 - oU[va, 1] * t, h2 - oU[va, 2] * t
-                    h3, h4, h5 = h3 - oU[va, 3] * t, h4 - oU[va, 4] * t, h5 - oU[va, 5] * t
-                    i = parent[i]
-                    continue
                 root = parent[i] < 0  # no force passes on
                 for d in range(n):
                     k = va + d
