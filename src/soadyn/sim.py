@@ -21,7 +21,7 @@ import numpy as np
 from ._kernels import joints as _kj
 from ._kernels import sim as _ks
 from ._jit import EntryPoint
-from .dynamics import as_array, check_status, external_forces
+from .dynamics import as_array, check_status, external_forces, kernel_array
 from .embedded_sim import EmbeddedSimulator
 from .embedding import EmbeddedModel
 from .model import Model
@@ -250,8 +250,8 @@ class Simulator:
         """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when
         ``contact`` was given new settings."""
         if self._call is None or self._call.settings is not self.contact:
-            self._call = _contact().ContactCall(self, (self._Q1, self._QD1, self._tau1, self._fext1, self._info1,
-                                                       self._warm))
+            self._call = _contact().ContactCall(self, (self._Q1[1:], self._QD1[1:], self._tau1, self._fext1,
+                                                       self._info1, self._warm))
         return self._call
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
@@ -264,21 +264,26 @@ class Simulator:
         ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
         m = self.model
         q0, qd0 = self._rows
-        q0[...] = as_array(q, q0.shape, "q")
-        qd0[...] = as_array(qd, qd0.shape, "qd")
+        if self.contact is None:
+            q0[...] = as_array(q, q0.shape, "q")
+            qd0[...] = as_array(qd, qd0.shape, "qd")
+        else:  # the kernel reads the state where it is
+            q = kernel_array(q, q0.shape, "q")
+            qd = kernel_array(qd, qd0.shape, "qd")
         if tau is not None or f_ext is not None or self._held:
             self._step_inputs(tau, f_ext)
         if self.contact is None:
-            warm = None
             st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         else:
-            warm = self._warm.copy()  # a failed step is run again from it (_contact_error)
-            st = self._contact_call().step()
+            st = self._contact_call().step(q, qd)
         self._stepped = True
         if st != _kj.OK:
             code = st & _STEP_MASK
+            if self.contact is not None:  # the reports below read the state from the rows
+                q0[...] = q
+                qd0[...] = qd
             if self.contact is not None and code in _contact().CONTACT_CODES:
-                err = self._contact_error(code, warm)
+                err = self._contact_error(code)
                 raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
             if code == _ks.DIVERGED:
                 raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
@@ -299,15 +304,15 @@ class Simulator:
         self._fext_row(f_ext, self._fext1[0])
         self._held = tau is not None or f_ext is not None
 
-    def _contact_error(self, code: int, warm: np.ndarray):
-        """The error of a failed contact step: for an unsolved LCP the step is run again from the same
-        warm-start state with room to keep that LCP, which the error carries
+    def _contact_error(self, code: int):
+        """The error of a failed contact step from the state in ``_rows``: for an unsolved LCP the step is run
+        again from the same warm-start state with room to keep that LCP, which the error carries
         (:func:`soadyn.contact.stepper.contact_failure`)."""
         c = _contact()
         keep = None
         if code == c.LCP_FAILED:
             keep = c.keep_buffer(int(self._info1[0, 2]))
-            self._warm[:] = warm
+            c.restore_warm(self._warm)
             self._contact_call()(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep, entry=True)
         return c.contact_failure(self, code, 0, self._info1[0], error=True,
                                  problem=None if keep is None else c.kept_problem(keep))

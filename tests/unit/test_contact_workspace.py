@@ -1,5 +1,5 @@
 """The contact simulator's workspaces (soadyn.contact.stepper.ContactCall): a step with more rows than they
-hold, a rollout that grows them, and the detection memo that lets a step reuse the contacts its caller's
+hold, a rollout that grows them, and the memo that lets a step reuse the kinematics and contacts its caller's
 last penetration check found. Each is checked bit for bit against the same steps taken another way. And a
 resting step allocates nothing: every scratch array comes from the workspaces."""
 
@@ -67,3 +67,24 @@ def test_a_resting_step_allocates_nothing(scene):
         allocs.append(rtsys.get_allocation_stats().alloc - before)
         assert (traj.contact_stats[1:, 11] == PATH_WARM).all()  # the steps measured are the warm ones
     assert allocs[0] > 0 and allocs[1] == allocs[0], allocs
+
+
+def test_step_reads_the_callers_state_where_it_is():
+    """``Simulator.step`` hands the contact kernel a float64, C-contiguous, writeable state as it is and
+    converts any other (read-only, a strided column, lists): each takes the same step bit for bit, and none is
+    written to or returned."""
+    scene = S.solo12_standing()
+    settings = ContactSettings()
+    q, qd = scene.start
+    ref = Simulator(scene.model, 1e-3, contact=settings).step(q.copy(), qd.copy())
+    q_ro, qd_ro = q.copy(), qd.copy()
+    q_ro.setflags(write=False)
+    qd_ro.setflags(write=False)
+    wide = np.zeros((scene.model.nq, 2))
+    wide[:, 0] = q
+    for qi, qdi in ((q.copy(), qd.copy()), (q_ro, qd_ro), (wide[:, 0], qd.copy()), (q.tolist(), qd.tolist())):
+        before = np.array(qi), np.array(qdi)
+        out = Simulator(scene.model, 1e-3, contact=settings).step(qi, qdi)
+        assert all(np.array_equal(a, b) for a, b in zip(out, ref))
+        assert np.array_equal(np.asarray(qi), before[0]) and np.array_equal(np.asarray(qdi), before[1])
+        assert not any(np.shares_memory(a, b) for a in out for b in (qi, qdi) if isinstance(b, np.ndarray))

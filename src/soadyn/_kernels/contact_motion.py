@@ -240,21 +240,50 @@ def step_positions(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, qn, R, shift):
 
 
 @jit
-def memo_space(nq, K):
-    """``(floats, ints)``: the size of the detection memo (:func:`remember_contacts`) of a model with ``nq``
-    coordinates and ``ncon_max = K``."""
-    return 2 + nq + 9 * K, 4 * K
+def memo_space(nq, nv, nbody, K):
+    """``(floats, ints)``: the size of the memo of a state (:func:`remember_state`) of a model with ``nq``
+    coordinates, ``nv`` dofs, ``nbody`` bodies and ``ncon_max = K``: ``[valid, k, q]``, the kinematics ``X_E``,
+    ``X_r``, ``S``, ``oR``, ``op`` (``24 nbody + 6 nv``), then per contact ``[point, normal, gap, mu, eps]``
+    and ``[geom, body]``."""
+    return 2 + nq + 24 * nbody + 6 * nv + 9 * K, 4 * K
 
 
 @jit
-def remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps):
-    """Keep the ``k`` contacts just detected at ``q`` in the memo ``(memo, imemo)`` (:func:`memo_space`:
-    ``[1, k, q, point, normal, gap, mu, eps]`` and ``[geom, body]`` per contact), for :func:`step_contacts`."""
+def memo_kinematics(memo, o, X_E, X_r, S, oR, op, keep):
+    """Copy the kinematics into the memo at ``memo[o:]`` (``keep``; per body ``[X_E, oR, X_r, op]``, then ``S``)
+    or back out of it; returns the offset past them."""
+    for i in range(X_E.shape[0]):
+        b = o + 24 * i
+        for m in range(3):
+            for a in range(3):
+                if keep:
+                    memo[b + 3 * m + a], memo[b + 9 + 3 * m + a] = X_E[i, m, a], oR[i, m, a]
+                else:
+                    X_E[i, m, a], oR[i, m, a] = memo[b + 3 * m + a], memo[b + 9 + 3 * m + a]
+            if keep:
+                memo[b + 18 + m], memo[b + 21 + m] = X_r[i, m], op[i, m]
+            else:
+                X_r[i, m], op[i, m] = memo[b + 18 + m], memo[b + 21 + m]
+    o += 24 * X_E.shape[0]
+    for k in range(S.shape[0]):
+        for m in range(6):
+            if keep:
+                memo[o + 6 * k + m] = S[k, m]
+            else:
+                S[k, m] = memo[o + 6 * k + m]
+    return o + 6 * S.shape[0]
+
+
+@jit
+def remember_state(memo, imemo, q, X_E, X_r, S, oR, op, k, con_geom, con_body, con_point, con_normal, con_gap,
+                   con_mu, con_eps):
+    """Keep the state ``q`` just examined in the memo ``(memo, imemo)`` (:func:`memo_space`): its kinematics
+    and the ``k`` contacts detected there, for the step that goes on from ``q`` (:func:`recall_state`)."""
     K, nq = con_gap.shape[0], q.shape[0]
     memo[0] = 1.0 if k <= K else 0.0
     memo[1] = k
     memo[2:2 + nq] = q
-    o = 2 + nq
+    o = memo_kinematics(memo, 2 + nq, X_E, X_r, S, oR, op, True)
     for i in range(min(k, K)):
         for m in range(3):
             memo[o + 9 * i + m] = con_point[i, m]
@@ -266,25 +295,34 @@ def remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_norm
 
 
 @jit
-def step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
-                  pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
-                  con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci):
-    """The contacts of a step at ``q`` (the body poses ``oR``, ``op`` of ``q`` given): those of the memo when it
-    was written at this very ``q`` (:func:`remember_contacts`: the last state of a rollout, from which
-    ``Simulator.step`` goes on), else geom poses and :func:`.collision.collide` (``cf``, ``ci``: its scratch).
-    The memo is used once. Returns the count."""
+def recall_state(memo, q, X_E, X_r, S, oR, op):
+    """Whether the memo was written at this very ``q`` (:func:`remember_state`: the last state of a rollout,
+    from which ``Simulator.step`` goes on); if so its kinematics are copied into ``X_E`` .. ``op`` and its
+    contacts are left for :func:`step_contacts`. The memo is used once."""
     nq = q.shape[0]
     hit = memo[0] == 1.0
     for m in range(nq):
         hit = hit and memo[2 + m] == q[m]
     memo[0] = 0.0
-    if not hit:
+    if hit:
+        memo_kinematics(memo, 2 + nq, X_E, X_r, S, oR, op, False)
+    return hit
+
+
+@jit
+def step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
+                  pair_geom, geom_vertadr, geom_vertnum, mesh_vert, oR, op, gR, gp,
+                  con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, imemo, cf, ci):
+    """The contacts of a step (the body poses ``oR``, ``op`` of its ``q`` given): with ``recalled``
+    (:func:`recall_state` found the memo written at ``q``) those of the memo, else geom poses and
+    :func:`.collision.collide` (``cf``, ``ci``: its scratch). Returns the count."""
+    if not recalled:
         geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
         return collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
                        geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                        con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
     k = int(memo[1])
-    o = 2 + nq
+    o = memo.shape[0] - 9 * con_gap.shape[0]
     for i in range(k):
         for m in range(3):
             con_point[i, m] = memo[o + 9 * i + m]
@@ -303,14 +341,16 @@ def max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S
                     con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci):
     """The deepest penetration (m, 0 if none) at configuration ``q``: kinematics, then collision detection
     (the rollout's last state, which no further step examines; ``cf``, ``ci``: :func:`.collision.collide`'s
-    scratch), its contacts kept in the memo for the step that goes on from ``q`` (:func:`step_contacts`)."""
+    scratch), its kinematics and contacts kept in the memo for the step that goes on from ``q``
+    (:func:`remember_state`)."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
     k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
                 geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                 con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
-    remember_contacts(memo, imemo, q, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps)
+    remember_state(memo, imemo, q, X_E, X_r, S, oR, op, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
+                   con_eps)
     depth = 0.0
     for i in range(min(k, con_gap.shape[0])):
         depth = max(depth, -con_gap[i])

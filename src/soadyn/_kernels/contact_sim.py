@@ -71,7 +71,7 @@ from .contact import (constraint_nodes, contact_coefficients, contact_coupling, 
 from .delassus import delassus, delassus_space
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
 from .contact_motion import (apply_impulses, body_energy, correct_positions, kinetic_energy, max_penetration,
-                             memo_space, phase_rows, record_contacts, record_impulses, restitution_scale,
+                             memo_space, phase_rows, recall_state, record_contacts, record_impulses, restitution_scale,
                              row_velocities_of, slip_frames, step_contacts, step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
                             lcp_space, same_contacts, solve_rows)
@@ -79,8 +79,8 @@ from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
 from .lcp import LCP_OK
 from .loops import loop_rows
 from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_inputs
-from .articulated import aba_core
-from .kinematics import check_state, world_poses
+from .articulated import aba_passes
+from .kinematics import check_state, tree_positions, tree_velocities, world_poses
 from .layout import (NB, NC, NCON_MAX, NG, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
                      data_aba, data_contact, data_kinematics, data_loops, data_world, dfield, dint, model_extras,
                      model_geoms, model_loops, model_springs, model_tree)
@@ -97,6 +97,9 @@ detection, or by :func:`max_penetration` after the last step)."""
 
 ENERGY_GAINED = 23
 """Status code: the step's impulses added kinetic energy beyond ``prm[17]`` (:func:`contact_step`, step 7)."""
+
+NPRM = 20
+"""Length of the parameters ``prm`` (module docstring) at the start of :func:`contact_rollout`'s ``settings``."""
 
 FIXED_PYRAMID, SLIP_PYRAMID = 0, 1
 """``prm[14]``: the friction pyramid's tangents from the normal alone (:func:`contact.tangent_basis`, Jain
@@ -164,8 +167,8 @@ def carve(buf, at, shape):
 @jit
 def step_space(mi, mf, nf):
     """``(floats, ints)``: the scratch a :func:`contact_step` of the model ``(mi, mf)`` takes from its two
-    workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: the detection
-    memo (:func:`.contact_motion.memo_space`, first, kept from call to call) and collision detection's
+    workspaces ``ws``, ``wi``, for the most contacts ``K = ncon_max`` its geom pairs can produce: the memo of
+    a state (:func:`.contact_motion.memo_space`, first, kept from call to call) and collision detection's
     (:func:`.collision.collide_space`); per contact its frame, coefficients and collision state; per
     constraint node (two a loop or contact) its pose, selection and rows (:func:`.contact.row_space`); per row
     its coefficients, velocities, target and impulse; per body the row-velocity and impulse passes and the
@@ -176,7 +179,7 @@ def step_space(mi, mf, nf):
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, nv, cap, nr)
-    mf_, mi_ = memo_space(nq, K)
+    mf_, mi_ = memo_space(nq, nv, nb, K)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
     return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 33 * nb + df,
             mi_ + ci + 3 * cap + 1 + 2 * nr + 3 * K + 1 + coupling_space(nb, K) + lcp_space(nc, K, nf)[1] + di)
@@ -232,8 +235,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     loop_erp = prm[3]
     split = int(prm[15]) == SPLIT_CORRECTION
     stat[:] = 0.0
-    # the detection memo, the scratch of collision detection, the velocities and the bodies
-    mf_, mi_ = memo_space(mi[NQ], mi[NCON_MAX])
+    # the memo of a state, the scratch of collision detection, the velocities and the bodies
+    mf_, mi_ = memo_space(mi[NQ], nv, nbody, mi[NCON_MAX])
     cf_, ci_ = collide_space(mi[NG], geom_vertnum)
     memo, imemo, cf, ci = view(ws, 0, mf_), view(wi, 0, mi_), view(ws, mf_, cf_), view(wi, mi_, ci_)
     o, oi = mf_ + cf_, mi_ + ci_
@@ -253,17 +256,23 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     dqi, o = carve(ws, o, (nv,))
     shift, o = carve(ws, o, (nbody, 3))
     # 1. free accelerations and articulated factors
+    # (the kinematics of q and its contacts kept by the call that ended at q, Simulator.step's next call)
+    recalled = recall_state(memo, q, X_E, X_r, S, oR, op)
+    if not recalled:
+        tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
+                       body_Xtree_r, dof_S, q, X_E, X_r, S)
+        world_poses(body_parent, X_E, X_r, oR, op)
     passive_forces(jnt_qadr, jnt_vadr, jnt_nv, dof_stiffness, dof_damping, dof_springref, q, qd, tau, tau_s)
-    st = aba_core(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
-                  body_Xtree_r, body_I, dof_S, dof_armature, q, qd, tau_s, fext, gravity_accel, X_E, X_r, S, v, c,
-                  IA, pA, U, D, Dinv, u, a, qdd, T)
+    tree_velocities(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis2, X_E, X_r, S, qd, v, c, T[2, 1])
+    st = aba_passes(body_parent, jnt_type, jnt_vadr, jnt_nv, jnt_axis, dof_armature, body_I, X_E, X_r, S, v, c, tau_s,
+                    fext, gravity_accel, IA, pA, U, D, Dinv, u, a, qdd, T)
     if st != OK:
         return st
     # 2. contacts, rows and the Delassus matrix
-    world_poses(body_parent, X_E, X_r, oR, op)
     k = step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, geom_margin,
-                      geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, oR, op, gR, gp,
-                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci)
+                      geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, oR, op, gR, gp,
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, imemo, cf,
+                      ci)
     if k > con_gap.shape[0]:
         return TOO_MANY_CONTACTS
     stat[0] = k
@@ -521,40 +530,46 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
 
 
 @jit
-def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, warm, keep, ws, wi, wl):
-    """``nsteps = Q.shape[0] - 1`` contact steps (:func:`contact_step`) of the model ``(mi, mf)`` with Data
-    ``(df, di)`` from ``(Q[0], QD[0])``, writing the states ``Q[n], QD[n]`` and the statistics ``stats[n]``
-    of step ``n``. ``geom_margin`` (ng,): the geoms' margins widened by the settings'; ``prm``: the
-    parameters (module docstring); ``tau`` (ntau, nv) and ``fext`` (nfext, nb, 6): row ``n`` for step ``n``
-    or one constant row. ``warm``: the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0] = -1``:
-    none yet), carried through the steps and left with the last answer, so a run continued by another call
-    (or the next :meth:`Simulator.step`) goes on warm; ``keep``: where a failing step writes its unsolved LCP
-    (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``, ``wl``: the steps' workspaces
-    (:func:`step_space`, :func:`solver_space`; a caller that steps again keeps them: a step allocates nothing
-    but what does not fit, and ``wl`` grows here with the rows of the steps). Returns ``OK`` or a status ``| (n + 1) <<
-    STEP_SHIFT`` for the failing step ``n`` (``Q[0..n]`` valid, ``stats[n]`` that of the failed step, nothing
-    written after)."""
+def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi):
+    """``nsteps = Q.shape[0]`` contact steps (:func:`contact_step`) of the model ``(mi, mf)`` with Data ``(df,
+    di)`` from ``(q0, qd0)``, writing the state after step ``n`` to ``Q[n], QD[n]`` and its statistics to
+    ``stats[n]``. ``settings``: the parameters ``prm`` (:data:`NPRM`, module docstring), then the geoms'
+    margins widened by the settings' (ng,); ``tau`` (ntau, nv), ``fext`` (nfext, nb, 6): row ``n`` for step
+    ``n`` or one constant row. ``warm`` (2 nw): the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0]
+    = -1``: none yet), carried through the steps and left with the last answer (a later call goes on warm),
+    then a copy of it as the call found it (a failed call is run again from that). ``keep``: where a failing
+    step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``: the float
+    and int workspaces (:func:`step_space`, then in ``ws`` :func:`solver_space`; kept by a caller that steps
+    again: a step allocates only what does not fit, the solver's part grown here with the steps' rows).
+    Returns ``OK``, the status of a bad start state, or a status ``| (n + 1) << STEP_SHIFT`` for the failing
+    step ``n`` (``Q[:n]`` valid, ``stats[n]`` that of the failed step, nothing written after)."""
     # the arguments without their reference counts (the caller holds them; the Model and Data fields are
     # views, which hold none): the passes and per-body helpers below update no reference count atomically
-    (geom_margin, prm, tau, fext, Q, QD, stats, warm, keep, ws, wi, wl) = (
-        borrow(geom_margin), borrow(prm), borrow(tau), borrow(fext), borrow(Q), borrow(QD), borrow(stats),
-        borrow(warm), borrow(keep), borrow(ws), borrow(wi), borrow(wl))
+    (settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi) = (
+        borrow(settings), borrow(tau), borrow(fext), borrow(q0), borrow(qd0), borrow(Q), borrow(QD), borrow(stats),
+        borrow(warm), borrow(keep), borrow(ws), borrow(wi))
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, _, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, _,
      dof_S, _) = model_tree(mi, mf)
-    st = check_state(jnt_type, jnt_qadr, Q[0], QD[0])
+    prm, geom_margin = view(settings, 0, NPRM), view(settings, NPRM, mi[NG])
+    nw = warm.shape[0] // 2
+    warm[nw:] = warm[:nw]
+    warm = view(warm, 0, nw)
+    st = check_state(jnt_type, jnt_qadr, q0, qd0)
     if st != OK:
         return st
     nfloat, nint = step_space(mi, mf, int(prm[1]))
     if ws.shape[0] < nfloat or wi.shape[0] < nint:
         ws, wi = np.empty(nfloat), np.empty(nint, dtype=np.int64)
-        ws[0] = 0.0  # no detection memo
-    nsteps = Q.shape[0] - 1
+        ws[0] = 0.0  # no memo
+    wl = view(ws, nfloat, ws.shape[0] - nfloat)
+    nsteps = Q.shape[0]
     for n in range(nsteps):
         st, tau_n, fext_n = step_inputs(tau, fext, n)
         if st != OK:
             return st
-        st = contact_step(mi, mf, df, di, geom_margin, prm, Q[n], QD[n], tau_n, fext_n, Q[n + 1], QD[n + 1],
-                          stats[n], warm, keep, ws, wi, wl)
+        q, qd = (q0, qd0) if n == 0 else (Q[n - 1], QD[n - 1])
+        st = contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau_n, fext_n, Q[n], QD[n], stats[n], warm, keep,
+                          ws, wi, wl)
         need = solver_space(mi[NC], int(stats[n, 0]), int(prm[1]))
         if need > wl.shape[0]:
             wl = np.empty(need)
@@ -562,12 +577,12 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
             return PENETRATED | (n << STEP_SHIFT)
         if st != OK:
             return st | ((n + 1) << STEP_SHIFT)
-        if not (all_finite(Q[n + 1]) and all_finite(QD[n + 1])):
+        if not (all_finite(Q[n]) and all_finite(QD[n])):
             return DIVERGED | ((n + 1) << STEP_SHIFT)
-        if check_q(jnt_type, jnt_qadr, Q[n + 1]) != OK:
+        if check_q(jnt_type, jnt_qadr, Q[n]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     if nsteps > 0 and math.isfinite(prm[16]):
-        mf_, mi_ = memo_space(mi[NQ], mi[NCON_MAX])
+        mf_, mi_ = memo_space(mi[NQ], mi[NV], mi[NB], mi[NCON_MAX])
         cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
         memo, imemo = view(ws, 0, mf_), view(wi, 0, mi_)
         (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
@@ -577,7 +592,7 @@ def contact_rollout(mi, mf, df, di, geom_margin, prm, tau, fext, Q, QD, stats, w
         depth = max_penetration(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch,
                                 body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
                                 geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
-                                geom_vertnum, mesh_vert, Q[nsteps], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
+                                geom_vertnum, mesh_vert, Q[nsteps - 1], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
                                 con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, view(ws, mf_, cf_),
                                 view(wi, mi_, ci_))
         if depth > prm[16]:

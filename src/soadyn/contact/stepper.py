@@ -13,7 +13,7 @@ from .settings import ContactSettings
 
 __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "PATHS", "LCP_FAILED", "contact_options",
            "ContactCall", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
-           "keep_buffer", "kept_problem"]
+           "restore_warm", "keep_buffer", "kept_problem"]
 
 CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
@@ -60,10 +60,17 @@ def contact_kernel():
 
 def warm_state(model, contact: ContactSettings) -> np.ndarray:
     """The warm-start state a simulator carries from step to step (:func:`soadyn._kernels.contact_solve.warm_size`),
-    empty (none yet)."""
-    w = np.zeros(_ks.warm_size(int(model.loop_row[model.nl]) if model.nl else 0, model.ncon_max, contact.n_f))
+    empty (none yet), followed by the room where each kernel call copies it as the call found it
+    (:func:`soadyn._kernels.contact_sim.contact_rollout`)."""
+    w = np.zeros(2 * _ks.warm_size(int(model.loop_row[model.nl]) if model.nl else 0, model.ncon_max, contact.n_f))
     w[0] = -1.0
     return w
+
+
+def restore_warm(warm: np.ndarray) -> None:
+    """Put back the warm-start state the last kernel call found (the copy it made), to run that call again."""
+    n = warm.shape[0] // 2
+    warm[:n] = warm[n:]
 
 
 def keep_buffer(rows: int) -> np.ndarray:
@@ -89,39 +96,42 @@ allocates them anew only for a step with more; a rollout grows its own to the mo
 
 class ContactCall:
     """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: its arguments that do not
-    change from call to call (the packed Model and Data, the geoms' margins widened by the settings', the
-    kernel parameters, the steps' workspaces) gathered once, for the ``settings`` it was built with. A call
-    runs the kernel over ``Q[0] ..`` from the warm-start state ``warm`` (:func:`warm_state`, updated); a
-    failing step's LCP is written to ``keep`` when it has room. With ``entry``, the kernel's compiled entry point
-    (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument; the one-step buffers of
-    ``Simulator.step`` always have the same types), else numba's dispatcher."""
+    change from call to call (the packed Model and Data, the settings' kernel parameters and the geoms' margins
+    widened by the settings' in one ``settings`` vector, the steps' workspaces) gathered once, for the
+    ``settings`` it was built with. A call runs the kernel from ``Q[0], QD[0]`` over ``Q[1] ..`` from the
+    warm-start state ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it
+    has room. With ``entry``, the kernel's compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch
+    of every argument; the one-step buffers of ``Simulator.step`` always have the same types), else numba's
+    dispatcher."""
 
-    __slots__ = ("settings", "args", "space", "entry", "step_args")
+    __slots__ = ("settings", "head", "space", "entry", "one_step")
 
     def __init__(self, sim, one_step: tuple):
         m, d = sim.model, sim.data
         self.settings = sim.contact
-        self.args = (m.model_int, m.model_float, d.data_float, d.data_int, sim.contact.geom_margins(m.geom_margin),
-                     sim.contact.kernel_parameters(sim.dt))
+        prm = sim.contact.kernel_parameters(sim.dt)
+        if prm.shape[0] != _kc.NPRM:
+            raise AssertionError(f"kernel parameters: {prm.shape[0]} entries, the kernel reads {_kc.NPRM}")
+        self.head = (m.model_int, m.model_float, d.data_float, d.data_int,
+                     np.concatenate([prm, sim.contact.geom_margins(m.geom_margin)]))
         nfloat, nint = _kc.step_space(m.model_int, m.model_float, sim.contact.n_f)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
-        self.space = (np.zeros(nfloat), np.zeros(nint, dtype=np.int64), np.empty(solver))  # no detection memo
+        self.space = (np.zeros(nfloat + solver), np.zeros(nint, dtype=np.int64))  # ws[0] = 0: no memo
         self.entry = EntryPoint(_kc.contact_rollout)
-        self.step_args = self._arguments(*one_step, _NO_KEEP)
-
-    def _arguments(self, Q, QD, tau, fext, stats, warm, keep) -> tuple:
-        """The kernel's arguments, in its order."""
-        return (*self.args, tau, fext, Q, QD, stats, warm, keep, *self.space)
+        self.one_step = one_step
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
         kernel = self.entry.call if entry else _kc.contact_rollout
-        return kernel(*self._arguments(Q, QD, tau, fext, stats, warm, _NO_KEEP if keep is None else keep))
+        return kernel(*self.head, tau, fext, Q[0], QD[0], Q[1:], QD[1:], stats, warm,
+                      _NO_KEEP if keep is None else keep, *self.space)
 
-    def step(self) -> int:
-        """``__call__`` through the entry point on the simulator's one-step buffers ``one_step = (Q, QD, tau,
-        fext, stats, warm)`` given at construction (their argument tuple built once), keeping nothing: the
-        call of ``Simulator.step``."""
-        return self.entry.call(*self.step_args)
+    def step(self, q, qd) -> int:
+        """One step from ``(q, qd)`` (float64, C-contiguous, writeable, of the model's sizes) through the entry
+        point into the simulator's one-step buffers ``one_step = (Q1, QD1, tau, fext, stats, warm)`` given at
+        construction (the step's state written to row 0 of ``Q1``, ``QD1``), keeping nothing: the call of
+        ``Simulator.step``."""
+        Q1, QD1, tau, fext, stats, warm = self.one_step
+        return self.entry.call(*self.head, tau, fext, q, qd, Q1, QD1, stats, warm, _NO_KEEP, *self.space)
 
 
 def contact_columns(model, record: bool) -> int:
