@@ -9,7 +9,7 @@ from numba.core.runtime import _nrt_python, rtsys
 
 from soadyn._kernels.contact_solve import PATH_WARM
 from soadyn.contact import ContactSettings
-from soadyn.contact.stepper import WORKSPACE_CONTACTS
+from soadyn.contact.stepper import WORKSPACE_CONTACTS, ContactCall
 from soadyn.models import scenes as S
 from soadyn.sim import Simulator
 
@@ -88,3 +88,17 @@ def test_step_reads_the_callers_state_where_it_is():
         assert all(np.array_equal(a, b) for a, b in zip(out, ref))
         assert np.array_equal(np.asarray(qi), before[0]) and np.array_equal(np.asarray(qdi), before[1])
         assert not any(np.shares_memory(a, b) for a in out for b in (qi, qdi) if isinstance(b, np.ndarray))
+
+
+def test_settings_vector_holds_the_parameters_then_the_margins():
+    """The kernel reads ``settings[:NPRM]`` as its parameters and the rest as the geoms' margins: the settings'
+    parameter vector has exactly NPRM entries, and the simulator's vector is both, in that order."""
+    from soadyn._kernels.contact_sim import NPRM
+
+    scene = S.solo12_standing()
+    settings = ContactSettings(margin=2e-3)
+    sim = Simulator(scene.model, 1e-3, contact=settings)
+    vec = ContactCall(sim, ()).head[4]
+    assert settings.kernel_parameters(1e-3).shape == (NPRM,)
+    assert np.array_equal(vec[:NPRM], settings.kernel_parameters(1e-3))
+    assert np.array_equal(vec[NPRM:], settings.geom_margins(scene.model.geom_margin))

@@ -109,11 +109,8 @@ class ContactCall:
     def __init__(self, sim, one_step: tuple):
         m, d = sim.model, sim.data
         self.settings = sim.contact
-        prm = sim.contact.kernel_parameters(sim.dt)
-        if prm.shape[0] != _kc.NPRM:
-            raise AssertionError(f"kernel parameters: {prm.shape[0]} entries, the kernel reads {_kc.NPRM}")
         self.head = (m.model_int, m.model_float, d.data_float, d.data_int,
-                     np.concatenate([prm, sim.contact.geom_margins(m.geom_margin)]))
+                     np.concatenate([sim.contact.kernel_parameters(sim.dt), sim.contact.geom_margins(m.geom_margin)]))
         nfloat, nint = _kc.step_space(m.model_int, m.model_float, sim.contact.n_f)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
         self.space = (np.zeros(nfloat + solver), np.zeros(nint, dtype=np.int64))  # ws[0] = 0: no memo
