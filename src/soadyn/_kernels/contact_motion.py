@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, view
 from .collision import collide, geom_world_poses
 from .contact import row_forces, row_velocities
 from .joints import FREE, body_com, step_joints
@@ -250,28 +250,24 @@ def memo_space(nq, nv, nbody, K):
 
 @jit
 def memo_kinematics(memo, o, X_E, X_r, S, oR, op, keep):
-    """Copy the kinematics into the memo at ``memo[o:]`` (``keep``; per body ``[X_E, oR, X_r, op]``, then ``S``)
-    or back out of it; returns the offset past them."""
-    for i in range(X_E.shape[0]):
-        b = o + 24 * i
-        for m in range(3):
-            for a in range(3):
-                if keep:
-                    memo[b + 3 * m + a], memo[b + 9 + 3 * m + a] = X_E[i, m, a], oR[i, m, a]
-                else:
-                    X_E[i, m, a], oR[i, m, a] = memo[b + 3 * m + a], memo[b + 9 + 3 * m + a]
-            if keep:
-                memo[b + 18 + m], memo[b + 21 + m] = X_r[i, m], op[i, m]
-            else:
-                X_r[i, m], op[i, m] = memo[b + 18 + m], memo[b + 21 + m]
-    o += 24 * X_E.shape[0]
-    for k in range(S.shape[0]):
-        for m in range(6):
-            if keep:
-                memo[o + 6 * k + m] = S[k, m]
-            else:
-                S[k, m] = memo[o + 6 * k + m]
-    return o + 6 * S.shape[0]
+    """Copy the kinematics ``X_E``, ``X_r``, ``S``, ``oR``, ``op`` into the memo at ``memo[o:]`` (``keep``) or back
+    out of it; returns the offset past them."""
+    nb, nv = X_E.shape[0], S.shape[0]
+    kE, kr, kS = view(memo, o, (nb, 3, 3)), view(memo, o + 9 * nb, (nb, 3)), view(memo, o + 12 * nb, (nv, 6))
+    kR, kp = view(memo, o + 12 * nb + 6 * nv, (nb, 3, 3)), view(memo, o + 21 * nb + 6 * nv, (nb, 3))
+    if keep:
+        kE[:] = X_E
+        kr[:] = X_r
+        kS[:] = S
+        kR[:] = oR
+        kp[:] = op
+    else:
+        X_E[:] = kE
+        X_r[:] = kr
+        S[:] = kS
+        oR[:] = kR
+        op[:] = kp
+    return o + 24 * nb + 6 * nv
 
 
 @jit
