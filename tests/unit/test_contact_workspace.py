@@ -51,6 +51,27 @@ def test_detection_memo_serves_only_the_state_it_was_made_at():
     assert all(np.array_equal(a, b) for a, b in zip(sim.step(*state), fresh(*state)))  # written over since
 
 
+def test_detection_memo_outlives_the_simulators_data_being_used():
+    """The memo's kinematics and contacts live in a Data that only the contact kernel writes: kinematics and
+    collision detection run on ``sim.data`` at other states between two steps leave the next step from the
+    memo's state bit for bit equal to a fresh simulator's step."""
+    from soadyn.contact.geometry import collide
+    from soadyn.dynamics import fk
+
+    scene = S.box_stack(3)
+    settings = ContactSettings(warm_start=False)
+    sim = Simulator(scene.model, 1e-3, contact=settings)
+    q, qd = scene.start
+    for _ in range(5):
+        q, qd = sim.step(q, qd)
+    elsewhere = q.copy()
+    elsewhere[2::7] += 0.01  # every box lifted 1 cm: other poses, fewer contacts
+    assert len(collide(scene.model, sim.data, elsewhere)) < len(collide(scene.model, scene.model.data(), q))
+    fk(scene.model, sim.data, elsewhere, qd)
+    on = sim.step(q, qd)
+    assert all(np.array_equal(a, b) for a, b in zip(on, Simulator(scene.model, 1e-3, contact=settings).step(q, qd)))
+
+
 @pytest.mark.parametrize("scene", [S.box_stack(3), S.solo12_standing()], ids=["stack3", "solo12"])
 def test_a_resting_step_allocates_nothing(scene):
     """numba's allocation counter over two rollouts from the same resting state: 20 and 220 steps allocate

@@ -240,113 +240,65 @@ def step_positions(jtype, qadr, vadr, I, q, qd, qf, qdn, dt, qn, R, shift):
 
 
 @jit
-def memo_space(nq, nv, nbody, K):
-    """``(floats, ints)``: the size of the memo of a state (:func:`remember_state`) of a model with ``nq``
-    coordinates, ``nv`` dofs, ``nbody`` bodies and ``ncon_max = K``: ``[valid, k, q]``, the kinematics ``X_E``,
-    ``X_r``, ``S``, ``oR``, ``op`` (``24 nbody + 6 nv``), then per contact ``[point, normal, gap, mu, eps]``
-    and ``[geom, body]``."""
-    return 2 + nq + 24 * nbody + 6 * nv + 9 * K, 4 * K
+def memo_space(nq):
+    """The size of the memo of a state (:func:`remember_state`) of a model with ``nq`` coordinates: ``[valid,
+    k, q]``."""
+    return 2 + nq
 
 
 @jit
-def memo_kinematics(memo, o, X_E, X_r, S, oR, op, keep):
-    """Copy the kinematics ``X_E``, ``X_r``, ``S``, ``oR``, ``op`` into the memo at ``memo[o:]`` (``keep``) or back
-    out of it; returns the offset past them."""
-    nb, nv = X_E.shape[0], S.shape[0]
-    kE, kr, kS = view(memo, o, (nb, 3, 3)), view(memo, o + 9 * nb, (nb, 3)), view(memo, o + 12 * nb, (nv, 6))
-    kR, kp = view(memo, o + 12 * nb + 6 * nv, (nb, 3, 3)), view(memo, o + 21 * nb + 6 * nv, (nb, 3))
-    if keep:
-        kE[:] = X_E
-        kr[:] = X_r
-        kS[:] = S
-        kR[:] = oR
-        kp[:] = op
-    else:
-        X_E[:] = kE
-        X_r[:] = kr
-        S[:] = kS
-        oR[:] = kR
-        op[:] = kp
-    return o + 24 * nb + 6 * nv
-
-
-@jit
-def remember_state(memo, imemo, q, X_E, X_r, S, oR, op, k, con_geom, con_body, con_point, con_normal, con_gap,
-                   con_mu, con_eps):
-    """Keep the state ``q`` just examined in the memo ``(memo, imemo)`` (:func:`memo_space`): its kinematics
-    and the ``k`` contacts detected there, for the step that goes on from ``q`` (:func:`recall_state`)."""
-    K, nq = con_gap.shape[0], q.shape[0]
+def remember_state(memo, q, k, K):
+    """Keep the state ``q`` just examined in the memo: the kinematics and the ``k`` contacts (of at most ``K``)
+    detected there stay where they were written, in the Data of the call's contact simulator, which only its
+    contact kernel writes (:class:`soadyn.contact.stepper.ContactCall` owns it); the step that goes on from
+    ``q`` uses them (:func:`recall_state`)."""
     memo[0] = 1.0 if k <= K else 0.0
     memo[1] = k
-    memo[2:2 + nq] = q
-    o = memo_kinematics(memo, 2 + nq, X_E, X_r, S, oR, op, True)
-    for i in range(min(k, K)):
-        for m in range(3):
-            memo[o + 9 * i + m] = con_point[i, m]
-            memo[o + 9 * i + 3 + m] = con_normal[i, m]
-        memo[o + 9 * i + 6], memo[o + 9 * i + 7], memo[o + 9 * i + 8] = con_gap[i], con_mu[i], con_eps[i]
-        for m in range(2):
-            imemo[4 * i + m] = con_geom[i, m]
-            imemo[4 * i + 2 + m] = con_body[i, m]
+    memo[2:] = q
 
 
 @jit
-def recall_state(memo, q, X_E, X_r, S, oR, op):
+def recall_state(memo, q):
     """Whether the memo was written at this very ``q`` (:func:`remember_state`: the last state of a rollout,
-    from which ``Simulator.step`` goes on); if so its kinematics are copied into ``X_E`` .. ``op`` and its
-    contacts are left for :func:`step_contacts`. The memo is used once."""
-    nq = q.shape[0]
+    from which ``Simulator.step`` goes on), the Data still holding its kinematics and contacts. The memo is
+    used once."""
     hit = memo[0] == 1.0
-    for m in range(nq):
+    for m in range(q.shape[0]):
         hit = hit and memo[2 + m] == q[m]
     memo[0] = 0.0
-    if hit:
-        memo_kinematics(memo, 2 + nq, X_E, X_r, S, oR, op, False)
     return hit
 
 
 @jit
 def step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
                   pair_geom, geom_vertadr, geom_vertnum, mesh_vert, oR, op, gR, gp,
-                  con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, imemo, cf, ci):
+                  con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, cf, ci):
     """The contacts of a step (the body poses ``oR``, ``op`` of its ``q`` given): with ``recalled``
-    (:func:`recall_state` found the memo written at ``q``) those of the memo, else geom poses and
+    (:func:`recall_state` found the memo written at ``q``) those the ``con_*`` arrays hold, else geom poses and
     :func:`.collision.collide` (``cf``, ``ci``: its scratch). Returns the count."""
-    if not recalled:
-        geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
-        return collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
-                       geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
-                       con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
-    k = int(memo[1])
-    o = memo.shape[0] - 9 * con_gap.shape[0]
-    for i in range(k):
-        for m in range(3):
-            con_point[i, m] = memo[o + 9 * i + m]
-            con_normal[i, m] = memo[o + 9 * i + 3 + m]
-        con_gap[i], con_mu[i], con_eps[i] = memo[o + 9 * i + 6], memo[o + 9 * i + 7], memo[o + 9 * i + 8]
-        for m in range(2):
-            con_geom[i, m] = imemo[4 * i + m]
-            con_body[i, m] = imemo[4 * i + 2 + m]
-    return k
+    if recalled:
+        return int(memo[1])
+    geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
+    return collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
+                   geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
+                   con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
 
 
 @jit
 def max_penetration(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0,
                     geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_eps, geom_margin, geom_corners,
                     pair_geom, geom_vertadr, geom_vertnum, mesh_vert, q, X_E, X_r, S, oR, op, gR, gp,
-                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, cf, ci):
+                    con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, memo, cf, ci):
     """The deepest penetration (m, 0 if none) at configuration ``q``: kinematics, then collision detection
     (the rollout's last state, which no further step examines; ``cf``, ``ci``: :func:`.collision.collide`'s
-    scratch), its kinematics and contacts kept in the memo for the step that goes on from ``q``
-    (:func:`remember_state`)."""
+    scratch), left for the step that goes on from ``q`` (:func:`remember_state`)."""
     tree_positions(parent, jtype, qadr, vadr, axis, axis2, pitch, XT_E, XT_r, S0, q, X_E, X_r, S)
     world_poses(parent, X_E, X_r, oR, op)
     geom_world_poses(geom_body, geom_E, geom_r, oR, op, gR, gp)
     k = collide(geom_type, geom_size, geom_margin, geom_corners, geom_mu, geom_eps, geom_body, pair_geom,
                 geom_vertadr, geom_vertnum, mesh_vert, gR, gp,
                 con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, cf, ci)
-    remember_state(memo, imemo, q, X_E, X_r, S, oR, op, k, con_geom, con_body, con_point, con_normal, con_gap, con_mu,
-                   con_eps)
+    remember_state(memo, q, k, con_gap.shape[0])
     depth = 0.0
     for i in range(min(k, con_gap.shape[0])):
         depth = max(depth, -con_gap[i])

@@ -179,10 +179,9 @@ def step_space(mi, mf, nf):
     nr = nc + 3 * K
     cap = 2 * (nl + K)
     df, di = delassus_space(nb, nv, cap, nr)
-    mf_, mi_ = memo_space(nq, nv, nb, K)
     cf, ci = collide_space(mi[NG], model_geoms(mi, mf)[11])
-    return (mf_ + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 33 * nb + df,
-            mi_ + ci + 3 * cap + 1 + 2 * nr + 3 * K + 1 + coupling_space(nb, K) + lcp_space(nc, K, nf)[1] + di)
+    return (memo_space(nq) + cf + 15 + nq + 6 * nv + 13 * K + 48 * cap + row_space(cap) + 16 * nr + 33 * nb + df,
+            ci + 3 * cap + 1 + 2 * nr + 3 * K + 1 + coupling_space(nb, K) + lcp_space(nc, K, nf)[1] + di)
 
 
 @jit
@@ -236,10 +235,10 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     split = int(prm[15]) == SPLIT_CORRECTION
     stat[:] = 0.0
     # the memo of a state, the scratch of collision detection, the velocities and the bodies
-    mf_, mi_ = memo_space(mi[NQ], nv, nbody, mi[NCON_MAX])
+    mf_ = memo_space(mi[NQ])
     cf_, ci_ = collide_space(mi[NG], geom_vertnum)
-    memo, imemo, cf, ci = view(ws, 0, mf_), view(wi, 0, mi_), view(ws, mf_, cf_), view(wi, mi_, ci_)
-    o, oi = mf_ + cf_, mi_ + ci_
+    memo, cf, ci = view(ws, 0, mf_), view(ws, mf_, cf_), view(wi, 0, ci_)
+    o, oi = mf_ + cf_, ci_
     R, o = carve(ws, o, (3, 3))
     tau_s, o = carve(ws, o, (nv,))
     qf, o = carve(ws, o, (nv,))
@@ -256,8 +255,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     dqi, o = carve(ws, o, (nv,))
     shift, o = carve(ws, o, (nbody, 3))
     # 1. free accelerations and articulated factors
-    # (the kinematics of q and its contacts kept by the call that ended at q, Simulator.step's next call)
-    recalled = recall_state(memo, q, X_E, X_r, S, oR, op)
+    # (the kinematics of q and its contacts left by the call that ended at q, Simulator.step's next call)
+    recalled = recall_state(memo, q)
     if not recalled:
         tree_positions(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E,
                        body_Xtree_r, dof_S, q, X_E, X_r, S)
@@ -271,8 +270,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     # 2. contacts, rows and the Delassus matrix
     k = step_contacts(geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, geom_margin,
                       geom_corners, pair_geom, geom_vertadr, geom_vertnum, mesh_vert, oR, op, gR, gp,
-                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, imemo, cf,
-                      ci)
+                      con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps, recalled, memo, cf, ci)
     if k > con_gap.shape[0]:
         return TOO_MANY_CONTACTS
     stat[0] = k
@@ -582,9 +580,8 @@ def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, 
         if check_q(jnt_type, jnt_qadr, Q[n]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     if nsteps > 0 and math.isfinite(prm[16]):
-        mf_, mi_ = memo_space(mi[NQ], mi[NV], mi[NB], mi[NCON_MAX])
+        mf_ = memo_space(mi[NQ])
         cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
-        memo, imemo = view(ws, 0, mf_), view(wi, 0, mi_)
         (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
          geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
         X_E, X_r, S, _, _, oR, op = data_kinematics(mi, df)
@@ -593,8 +590,8 @@ def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, 
                                 body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
                                 geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
                                 geom_vertnum, mesh_vert, Q[nsteps - 1], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
-                                con_point, con_normal, con_gap, con_mu, con_eps, memo, imemo, view(ws, mf_, cf_),
-                                view(wi, mi_, ci_))
+                                con_point, con_normal, con_gap, con_mu, con_eps, view(ws, 0, mf_), view(ws, mf_, cf_),
+                                view(wi, 0, ci_))
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)
     return OK

@@ -102,12 +102,17 @@ class ContactCall:
     warm-start state ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it
     has room. With ``entry``, the kernel's compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch
     of every argument; the one-step buffers of ``Simulator.step`` always have the same types), else numba's
-    dispatcher."""
+    dispatcher.
+
+    The call owns its Data, which only its kernel writes: a call leaves the kinematics and the contacts of its
+    last state there (its penetration check), and a next call that starts from that very state uses them
+    rather than compute them again (:func:`soadyn._kernels.contact_motion.recall_state`)."""
 
     __slots__ = ("settings", "head", "space", "entry", "one_step")
 
     def __init__(self, sim, one_step: tuple):
-        m, d = sim.model, sim.data
+        m = sim.model
+        d = m.data()
         self.settings = sim.contact
         self.head = (m.model_int, m.model_float, d.data_float, d.data_int,
                      np.concatenate([sim.contact.kernel_parameters(sim.dt), sim.contact.geom_margins(m.geom_margin)]))
