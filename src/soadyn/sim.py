@@ -20,6 +20,7 @@ import numpy as np
 
 from ._kernels import joints as _kj
 from ._kernels import sim as _ks
+from ._kernels.kinematics import BAD_ARRAY
 from ._jit import EntryPoint
 from .dynamics import as_array, check_status, external_forces, kernel_array
 from .embedded_sim import EmbeddedSimulator
@@ -54,6 +55,8 @@ _loop_eval_seconds = [4e-6]
 the last timed rollout of a model with loops."""
 
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
+_F64 = np.dtype(np.float64)
+_NDARRAY = np.ndarray
 # Simulator.step's one-step buffers and the Model/Data buffers always have the same types (soadyn._jit.EntryPoint)
 _ROLLOUT, _LOOP_ROLLOUT = EntryPoint(_ks.rollout), EntryPoint(_ks.loop_rollout)
 
@@ -135,17 +138,21 @@ class Simulator:
             loop_method, stabilization, baumgarte, projection_tol)
         self.contact = None if contact is None else _contact().contact_options(self, contact)
         self.data = model.data()
-        # one-step buffers of step()
-        self._Q1 = np.zeros((2, model.nq))
-        self._QD1 = np.zeros((2, model.nv))
-        self._tau1 = np.zeros((1, model.nv))
-        self._fext1 = np.zeros((1, model.nb, 6))
-        self._info1 = self._info_array(1)
+        # one-step rows of step(): tau, f_ext, the start state and the next, the statistics; with contact the
+        # warm-start state too, all in one buffer that the contact step's call passes whole
+        if self.contact is None:
+            self._one = None
+            self._tau1, self._fext1 = np.zeros((1, model.nv)), np.zeros((1, model.nb, 6))
+            self._Q1, self._QD1 = np.zeros((2, model.nq)), np.zeros((2, model.nv))
+            self._info1 = self._info_array(1)
+            self._warm = None
+        else:
+            self._one, (self._tau1, self._fext1, self._Q1, self._QD1, self._info1, self._warm) = (
+                _contact().one_step_rows(model, self.contact))
         self._rows = (self._Q1[0], self._QD1[0])  # the rows step() starts from
-        self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of
+        self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of (without contact)
         self._held = False  # whether _tau1 or _fext1 hold the last step's inputs (else zeros)
         self._stepped = False
-        self._warm = None if self.contact is None else _contact().warm_state(model, self.contact)
         self._call = None  # the contact kernel's call (_contact_call)
 
     def _info_array(self, nsteps: int, record: bool = False) -> np.ndarray:
@@ -250,8 +257,7 @@ class Simulator:
         """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when
         ``contact`` was given new settings."""
         if self._call is None or self._call.settings is not self.contact:
-            self._call = _contact().ContactCall(self, (self._Q1[1:], self._QD1[1:], self._tau1, self._fext1,
-                                                       self._info1, self._warm))
+            self._call = _contact().ContactCall(self, self._one)
         return self._call
 
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
@@ -262,37 +268,57 @@ class Simulator:
         """One step from ``(q, qd)`` with joint forces ``tau`` (nv,) and body-frame external forces
         ``f_ext`` ((nb, 6) or ``{body: 6-vector}``) held during the step. Returns new arrays
         ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
-        m = self.model
+        if self.contact is not None:
+            return self._contact_step(q, qd, tau, f_ext)
         q0, qd0 = self._rows
-        if self.contact is None:
-            q0[...] = as_array(q, q0.shape, "q")
-            qd0[...] = as_array(qd, qd0.shape, "qd")
-        else:  # the kernel reads the state where it is
-            q = kernel_array(q, q0.shape, "q")
-            qd = kernel_array(qd, qd0.shape, "qd")
+        q0[...] = as_array(q, q0.shape, "q")
+        qd0[...] = as_array(qd, qd0.shape, "qd")
         if tau is not None or f_ext is not None or self._held:
             self._step_inputs(tau, f_ext)
-        if self.contact is None:
-            st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
-        else:
-            st = self._contact_call().step(q, qd)
+        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
         self._stepped = True
         if st != _kj.OK:
-            code = st & _STEP_MASK
-            if self.contact is not None:  # the reports below read the state from the rows
-                q0[...] = q
-                qd0[...] = qd
-            if self.contact is not None and code in _contact().CONTACT_CODES:
-                err = self._contact_error(code)
-                raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
-            if code == _ks.DIVERGED:
-                raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
-                                 "diverged; try a smaller dt)")
-            if code == _ks.NOT_CLOSED:
-                raise ValueError(self._not_closed())
-            check_status(code, m, self._Q1[0], ("q", "qd", "tau", "f_ext"))
+            self._step_failed(st)
         q_next, qd_next = self._next
         return q_next.copy(), qd_next.copy()
+
+    def _contact_step(self, q, qd, tau, f_ext) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` with contact: the kernel reads the caller's state where it is (its type, dtype and
+        number of dimensions checked here, its length and stride by the kernel, which returns ``BAD_ARRAY``
+        for another: then converted by ``kernel_array``, or its shape error raised) and writes the next state
+        into the new arrays returned (:meth:`soadyn.contact.stepper.ContactCall.step`)."""
+        m = self.model
+        if not (type(q) is _NDARRAY and type(qd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
+                and q.ndim == 1 and qd.ndim == 1):
+            q, qd = kernel_array(q, (m.nq,), "q"), kernel_array(qd, (m.nv,), "qd")
+        if tau is not None or f_ext is not None or self._held:
+            self._step_inputs(tau, f_ext)
+        qn, qdn = np.empty(m.nq), np.empty(m.nv)
+        call = self._contact_call()
+        st = call.step(q, qd, qn, qdn)
+        if st == BAD_ARRAY:
+            q, qd = kernel_array(q, (m.nq,), "q"), kernel_array(qd, (m.nv,), "qd")
+            st = call.step(q, qd, qn, qdn)
+        self._stepped = True
+        if st != _kj.OK:
+            q0, qd0 = self._rows  # the reports read the state from the rows
+            q0[...] = q
+            qd0[...] = qd
+            self._step_failed(st)
+        return qn, qdn
+
+    def _step_failed(self, st: int) -> None:
+        """Raise the error of the failed one-step call with status ``st`` (its start state in ``_rows``)."""
+        code = st & _STEP_MASK
+        if self.contact is not None and code in _contact().CONTACT_CODES:
+            err = self._contact_error(code)
+            raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
+        if code == _ks.DIVERGED:
+            raise ValueError(f"the step (dt = {self._dt:g} s) gave a non-finite state (the integration "
+                             "diverged; try a smaller dt)")
+        if code == _ks.NOT_CLOSED:
+            raise ValueError(self._not_closed())
+        check_status(code, self.model, self._Q1[0], ("q", "qd", "tau", "f_ext"))
 
     def _step_inputs(self, tau, f_ext) -> None:
         """The one-step rows of ``tau`` and ``f_ext`` (zeros for None; left as they are while both stay None)."""

@@ -9,7 +9,7 @@ from numba.core.runtime import _nrt_python, rtsys
 
 from soadyn._kernels.contact_solve import PATH_WARM
 from soadyn.contact import ContactSettings
-from soadyn.contact.stepper import WORKSPACE_CONTACTS, ContactCall
+from soadyn.contact.stepper import WORKSPACE_CONTACTS, ContactCall, one_step_rows
 from soadyn.models import scenes as S
 from soadyn.sim import Simulator
 
@@ -91,9 +91,9 @@ def test_a_resting_step_allocates_nothing(scene):
 
 
 def test_step_reads_the_callers_state_where_it_is():
-    """``Simulator.step`` hands the contact kernel a float64, C-contiguous, writeable state as it is and
-    converts any other (read-only, a strided column, lists): each takes the same step bit for bit, and none is
-    written to or returned."""
+    """``Simulator.step`` hands the contact kernel a 1-D float64 state as it is (read-only too: the kernel only
+    reads it); the kernel refuses a strided column (``BAD_ARRAY``), which is then converted, as lists are before
+    the call: each takes the same step bit for bit, and none is written to or returned."""
     scene = S.solo12_standing()
     settings = ContactSettings()
     q, qd = scene.start
@@ -119,7 +119,7 @@ def test_settings_vector_holds_the_parameters_then_the_margins():
     scene = S.solo12_standing()
     settings = ContactSettings(margin=2e-3)
     sim = Simulator(scene.model, 1e-3, contact=settings)
-    vec = ContactCall(sim, ()).head[4]
+    vec = ContactCall(sim, one_step_rows(scene.model, settings)[0]).head[4]
     assert settings.kernel_parameters(1e-3).shape == (NPRM,)
     assert np.array_equal(vec[:NPRM], settings.kernel_parameters(1e-3))
     assert np.array_equal(vec[NPRM:], settings.geom_margins(scene.model.geom_margin))

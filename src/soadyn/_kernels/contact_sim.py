@@ -1,5 +1,5 @@
 """Time stepping with hard contact: the OS formulation of Jain 2014 (Eq. 53) with collisions (Sec. 7), one step
-or a whole rollout per kernel call.
+or a whole rollout per kernel call (:mod:`.contact_call`).
 
 One step from ``(q, qd)`` with step ``dt`` (velocity-level time stepping, Jain 2014 Eqs. 32-33):
 
@@ -35,7 +35,7 @@ One step from ``(q, qd)`` with step ``dt`` (velocity-level time stepping, Jain 2
    from the free velocity, less what the rows' biases of a velocity correction or of the loops' erp may
    add) is ``stat[9]``; above ``prm[17]`` times the step's kinetic energy plus :data:`ENERGY_FLOOR` the
    step fails (``ENERGY_GAINED``); a state penetrating deeper than ``prm[16]`` fails the step that made
-   it (``PENETRATED``, :func:`contact_rollout`).
+   it (``PENETRATED``, :func:`.contact_call.contact_rollout`).
 
 The constraint rows are those of ``G_u(q) qd^+`` (the ``Gdot qd`` term of Eq. 46 is left out, as in
 Eqs. 36 and 41), so that ``v^+ = W lam + v_f`` holds exactly and all formulations agree. ``M^-1 G^T lam``
@@ -60,27 +60,25 @@ Lemke's pivots. A ``stat`` row longer than ``NSTAT`` also receives the step's co
 A over the step: collision phases and step LCP), NaN after the last.
 """
 
-import math
-
 import numpy as np
 
-from .._jit import borrow, inline_jit, jit, view
+from .._jit import inline_jit, jit, view
 from .collision import collide_space
 from .contact import (constraint_nodes, contact_coefficients, contact_coupling, coupling_space, row_space,
                       row_velocities, tangent_basis)
 from .delassus import delassus, delassus_space
 from .contact_motion import NSTAT, RECORD  # noqa: F401 (the statistics' layout, as the stepper reads it)
-from .contact_motion import (apply_impulses, body_energy, correct_positions, kinetic_energy, max_penetration,
+from .contact_motion import (apply_impulses, body_energy, correct_positions, kinetic_energy,
                              memo_space, phase_rows, recall_state, record_contacts, record_impulses, restitution_scale,
                              row_velocities_of, slip_frames, step_contacts, step_positions)
 from .contact_solve import (COULOMB, PATH_LEMKE, PATH_REGULARIZED, drumwright_rows, failed, keep_contacts,
                             lcp_space, same_contacts, solve_rows)
-from .joints import OK, add_frame_rates, all_finite, check_q, integrate_config
+from .joints import OK, add_frame_rates, integrate_config
 from .lcp import LCP_OK
 from .loops import loop_rows
-from .sim import DIVERGED, STEP_SHIFT, passive_forces, step_inputs
+from .sim import passive_forces
 from .articulated import aba_passes
-from .kinematics import check_state, tree_positions, tree_velocities, world_poses
+from .kinematics import tree_positions, tree_velocities, world_poses
 from .layout import (NB, NC, NCON_MAX, NG, NL, NODE_COUNT, NODE_CPAR, NODE_VID, NQ, NV, PSI, QDD, SCRATCH, UPS, VJ,
                      data_aba, data_contact, data_kinematics, data_loops, data_world, dfield, dint, model_extras,
                      model_geoms, model_loops, model_springs, model_tree)
@@ -99,7 +97,7 @@ ENERGY_GAINED = 23
 """Status code: the step's impulses added kinetic energy beyond ``prm[17]`` (:func:`contact_step`, step 7)."""
 
 NPRM = 20
-"""Length of the parameters ``prm`` (module docstring) at the start of :func:`contact_rollout`'s ``settings``."""
+"""Length of the parameters ``prm`` (module docstring) at the start of :func:`.contact_call.contact_rollout`'s ``settings``."""
 
 FIXED_PYRAMID, SLIP_PYRAMID = 0, 1
 """``prm[14]``: the friction pyramid's tangents from the normal alone (:func:`contact.tangent_basis`, Jain
@@ -204,7 +202,7 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     an LCP that is not solved is written to ``keep`` when it has room (:func:`.contact_solve.keep_lcp`);
     ``ws``, ``wi``: float and int workspaces of :func:`step_space`; ``wl``: the Delassus matrix's and the
     step LCP's (:func:`solver_space`; what does not fit is allocated). Inputs are assumed checked
-    (:func:`contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``, ``LCP_FAILED`` (the
+    (:func:`.contact_call.contact_rollout` checks them). Returns ``OK``, ``TOO_MANY_CONTACTS``, ``LCP_FAILED`` (the
     solver status in ``stat[3]``, the failed LCP's size, residual and path in ``stat[2]``, ``stat[10]``,
     ``stat[11]``), ``ENERGY_GAINED`` or an ABA status."""
     (body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_nv, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r,
@@ -524,74 +522,4 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
                        node_dim, nn, row_node, row_coef, lam, dq, fi, pAi, ai, ui, dqi, rsc, Y)
         qc[:] = qn
         integrate_config(jnt_type, jnt_qadr, jnt_vadr, qc, dq, dt, qn, R)
-    return OK
-
-
-@jit
-def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi):
-    """``nsteps = Q.shape[0]`` contact steps (:func:`contact_step`) of the model ``(mi, mf)`` with Data ``(df,
-    di)`` from ``(q0, qd0)``, writing the state after step ``n`` to ``Q[n], QD[n]`` and its statistics to
-    ``stats[n]``. ``settings``: the parameters ``prm`` (:data:`NPRM`, module docstring), then the geoms'
-    margins widened by the settings' (ng,); ``tau`` (ntau, nv), ``fext`` (nfext, nb, 6): row ``n`` for step
-    ``n`` or one constant row. ``warm`` (2 nw): the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0]
-    = -1``: none yet), carried through the steps and left with the last answer (a later call goes on warm),
-    then a copy of it as the call found it (a failed call is run again from that). ``keep``: where a failing
-    step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``: the float
-    and int workspaces (:func:`step_space`, then in ``ws`` :func:`solver_space`; kept by a caller that steps
-    again: a step allocates only what does not fit, the solver's part grown here with the steps' rows).
-    Returns ``OK``, the status of a bad start state, or a status ``| (n + 1) << STEP_SHIFT`` for the failing
-    step ``n`` (``Q[:n]`` valid, ``stats[n]`` that of the failed step, nothing written after)."""
-    # the arguments without their reference counts (the caller holds them; the Model and Data fields are
-    # views, which hold none): the passes and per-body helpers below update no reference count atomically
-    (settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi) = (
-        borrow(settings), borrow(tau), borrow(fext), borrow(q0), borrow(qd0), borrow(Q), borrow(QD), borrow(stats),
-        borrow(warm), borrow(keep), borrow(ws), borrow(wi))
-    (body_parent, jnt_type, jnt_qadr, jnt_vadr, _, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, _,
-     dof_S, _) = model_tree(mi, mf)
-    prm, geom_margin = view(settings, 0, NPRM), view(settings, NPRM, mi[NG])
-    nw = warm.shape[0] // 2
-    warm[nw:] = warm[:nw]
-    warm = view(warm, 0, nw)
-    st = check_state(jnt_type, jnt_qadr, q0, qd0)
-    if st != OK:
-        return st
-    nfloat, nint = step_space(mi, mf, int(prm[1]))
-    if ws.shape[0] < nfloat or wi.shape[0] < nint:
-        ws, wi = np.empty(nfloat), np.empty(nint, dtype=np.int64)
-        ws[0] = 0.0  # no memo
-    wl = view(ws, nfloat, ws.shape[0] - nfloat)
-    nsteps = Q.shape[0]
-    for n in range(nsteps):
-        st, tau_n, fext_n = step_inputs(tau, fext, n)
-        if st != OK:
-            return st
-        q, qd = (q0, qd0) if n == 0 else (Q[n - 1], QD[n - 1])
-        st = contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau_n, fext_n, Q[n], QD[n], stats[n], warm, keep,
-                          ws, wi, wl)
-        need = solver_space(mi[NC], int(stats[n, 0]), int(prm[1]))
-        if need > wl.shape[0]:
-            wl = np.empty(need)
-        if n > 0 and stats[n, 7] > prm[16]:  # step n - 1 left this penetration
-            return PENETRATED | (n << STEP_SHIFT)
-        if st != OK:
-            return st | ((n + 1) << STEP_SHIFT)
-        if not (all_finite(Q[n]) and all_finite(QD[n])):
-            return DIVERGED | ((n + 1) << STEP_SHIFT)
-        if check_q(jnt_type, jnt_qadr, Q[n]) != OK:
-            return DIVERGED | ((n + 1) << STEP_SHIFT)
-    if nsteps > 0 and math.isfinite(prm[16]):
-        mf_ = memo_space(mi[NQ])
-        cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
-        (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
-         geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
-        X_E, X_r, S, _, _, oR, op = data_kinematics(mi, df)
-        gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, di)
-        depth = max_penetration(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch,
-                                body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
-                                geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
-                                geom_vertnum, mesh_vert, Q[nsteps - 1], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
-                                con_point, con_normal, con_gap, con_mu, con_eps, view(ws, 0, mf_), view(ws, mf_, cf_),
-                                view(wi, 0, ci_))
-        if depth > prm[16]:
-            return PENETRATED | (nsteps << STEP_SHIFT)
     return OK

@@ -1,18 +1,19 @@
 """The contact side of :class:`soadyn.sim.Simulator`: settings checks, the rollout kernel call, per-step
-statistics and failure reports (the kernel: :mod:`soadyn._kernels.contact_sim`)."""
+statistics and failure reports (the kernels: :mod:`soadyn._kernels.contact_call`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._jit import EntryPoint
+from .._kernels import contact_call as _kcc
 from .._kernels import contact_sim as _kc
 from .._kernels import contact_solve as _ks
 from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
 __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "PATHS", "LCP_FAILED", "contact_options",
-           "ContactCall", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
+           "ContactCall", "one_step_rows", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
            "restore_warm", "keep_buffer", "kept_problem"]
 
 CONTACT_STATS = _kc.NSTAT
@@ -55,13 +56,13 @@ def contact_options(sim, contact):
 
 
 def contact_kernel():
-    return _kc.contact_rollout
+    return _kcc.contact_rollout
 
 
 def warm_state(model, contact: ContactSettings) -> np.ndarray:
     """The warm-start state a simulator carries from step to step (:func:`soadyn._kernels.contact_solve.warm_size`),
     empty (none yet), followed by the room where each kernel call copies it as the call found it
-    (:func:`soadyn._kernels.contact_sim.contact_rollout`)."""
+    (:func:`soadyn._kernels.contact_call.contact_rollout`)."""
     w = np.zeros(2 * _ks.warm_size(int(model.loop_row[model.nl]) if model.nl else 0, model.ncon_max, contact.n_f))
     w[0] = -1.0
     return w
@@ -89,51 +90,77 @@ def kept_problem(keep: np.ndarray):
 _NO_KEEP = np.zeros(0)
 
 
+_ONE_STEP = EntryPoint(_kcc.contact_one_step)
+"""The one-step kernel's entry point, shared like those of ``soadyn.dynamics``: compiled (or loaded) once for the
+types of its first call, which every later call has but for the caller's state, read-only or not (the kernel
+only reads it)."""
+
 WORKSPACE_CONTACTS = 64
 """Contacts whose Delassus matrix and warm-start block a simulator's workspace holds (``Simulator.step``
 allocates them anew only for a step with more; a rollout grows its own to the most rows of its steps)."""
 
 
 class ContactCall:
-    """:func:`soadyn._kernels.contact_sim.contact_rollout` bound to a simulator: its arguments that do not
-    change from call to call (the packed Model and Data, the settings' kernel parameters and the geoms' margins
-    widened by the settings' in one ``settings`` vector, the steps' workspaces) gathered once, for the
-    ``settings`` it was built with. A call runs the kernel from ``Q[0], QD[0]`` over ``Q[1] ..`` from the
-    warm-start state ``warm`` (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it
-    has room. With ``entry``, the kernel's compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch
-    of every argument; the one-step buffers of ``Simulator.step`` always have the same types), else numba's
-    dispatcher.
+    """The contact kernels (:mod:`soadyn._kernels.contact_call`) bound to a simulator: their arguments that do
+    not change from call to call gathered once, for the ``settings`` it was built with, in two buffers:
+    ``fbuf`` holds the call's Data floats, the settings' kernel parameters and the geoms' margins widened by the
+    settings' (one ``settings`` vector), then the steps' float workspace ``ws``; ``ibuf`` the Data ints, then
+    the int workspace ``wi``. ``head`` and ``space`` are their parts as
+    :func:`soadyn._kernels.contact_call.contact_rollout` takes them.
+
+    A call runs the rollout kernel from ``Q[0], QD[0]`` over ``Q[1] ..`` from the warm-start state ``warm``
+    (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it has room. With ``entry``,
+    the kernel's compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument), else
+    numba's dispatcher. :meth:`step` is the call of ``Simulator.step``: nine arrays, the simulator's one-step
+    rows in one (:func:`one_step_rows`).
 
     The call owns its Data, which only its kernel writes: a call leaves the kinematics and the contacts of its
     last state there (its penetration check), and a next call that starts from that very state uses them
     rather than compute them again (:func:`soadyn._kernels.contact_motion.recall_state`)."""
 
-    __slots__ = ("settings", "head", "space", "entry", "one_step")
+    __slots__ = ("settings", "head", "space", "entry", "buffers")
 
-    def __init__(self, sim, one_step: tuple):
+    def __init__(self, sim, one: np.ndarray):
         m = sim.model
         d = m.data()
         self.settings = sim.contact
-        self.head = (m.model_int, m.model_float, d.data_float, d.data_int,
-                     np.concatenate([sim.contact.kernel_parameters(sim.dt), sim.contact.geom_margins(m.geom_margin)]))
+        settings = np.concatenate([sim.contact.kernel_parameters(sim.dt), sim.contact.geom_margins(m.geom_margin)])
         nfloat, nint = _kc.step_space(m.model_int, m.model_float, sim.contact.n_f)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
-        self.space = (np.zeros(nfloat + solver), np.zeros(nint, dtype=np.int64))  # ws[0] = 0: no memo
-        self.entry = EntryPoint(_kc.contact_rollout)
-        self.one_step = one_step
+        ndf, ndi, nset = d.data_float.shape[0], d.data_int.shape[0], settings.shape[0]
+        fbuf = np.concatenate([d.data_float, settings, np.zeros(nfloat + solver)])  # ws[0] = 0: no memo
+        ibuf = np.concatenate([d.data_int, np.zeros(nint, dtype=np.int64)])
+        self.head = (m.model_int, m.model_float, fbuf[:ndf], ibuf[:ndi], fbuf[ndf:ndf + nset])
+        self.space = (fbuf[ndf + nset:], ibuf[ndi:])
+        self.buffers = (m.model_int, m.model_float, fbuf, ibuf, one)
+        self.entry = EntryPoint(_kcc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
-        kernel = self.entry.call if entry else _kc.contact_rollout
+        kernel = self.entry.call if entry else _kcc.contact_rollout
         return kernel(*self.head, tau, fext, Q[0], QD[0], Q[1:], QD[1:], stats, warm,
                       _NO_KEEP if keep is None else keep, *self.space)
 
-    def step(self, q, qd) -> int:
-        """One step from ``(q, qd)`` (float64, C-contiguous, writeable, of the model's sizes) through the entry
-        point into the simulator's one-step buffers ``one_step = (Q1, QD1, tau, fext, stats, warm)`` given at
-        construction (the step's state written to row 0 of ``Q1``, ``QD1``), keeping nothing: the call of
-        ``Simulator.step``."""
-        Q1, QD1, tau, fext, stats, warm = self.one_step
-        return self.entry.call(*self.head, tau, fext, q, qd, Q1, QD1, stats, warm, _NO_KEEP, *self.space)
+    def step(self, q, qd, qn, qdn) -> int:
+        """One step from ``(q, qd)`` to ``(qn, qdn)`` (1-D float64 arrays: the kernel checks their lengths and
+        strides, ``BAD_ARRAY``) with the inputs and the warm-start state of the simulator's one-step rows,
+        keeping nothing (:func:`soadyn._kernels.contact_call.contact_one_step`)."""
+        return _ONE_STEP.call(*self.buffers, q, qd, qn, qdn)
+
+
+def one_step_rows(model, contact: ContactSettings) -> tuple:
+    """``(one, (tau1, fext1, Q1, QD1, stats1, warm))``: the one-step rows of a simulator with contact, views of one
+    buffer ``one`` in the order :func:`soadyn._kernels.contact_call.contact_one_step` reads them: the inputs
+    ``tau1`` (1, nv) and ``fext1`` (1, nb, 6), the rows ``Q1`` (2, nq), ``QD1`` (2, nv) (a step's start state
+    for its reports, then room), the statistics ``stats1`` (1, NSTAT) and the warm-start state
+    (:func:`warm_state`)."""
+    nq, nv, nb = model.nq, model.nv, model.nb
+    warm = warm_state(model, contact)
+    sizes = (nv, 6 * nb, 2 * nq, 2 * nv, CONTACT_STATS, warm.shape[0])
+    one = np.zeros(sum(sizes))
+    parts = np.split(one, np.cumsum(sizes)[:-1])
+    parts[5][:] = warm
+    shapes = ((1, nv), (1, nb, 6), (2, nq), (2, nv), (1, CONTACT_STATS), warm.shape)
+    return one, tuple(p.reshape(s) for p, s in zip(parts, shapes))
 
 
 def contact_columns(model, record: bool) -> int:
