@@ -51,9 +51,8 @@ def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups,
     world_forces(parent, vadr, jnv, U, oR, op, oU)
     paths, vertices = delassus_costs(parent, jnv, node_body, nn, row_node, oS.shape[0], js)
     if paths < vertices:
-        path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, node_dim, row_node, row_coef,
-                      Wd, fs, js)
-        return fs.shape[0] >= 2 * Wd.shape[0] * oS.shape[0] + 6
+        return path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, node_dim, row_node,
+                             row_coef, Wd, fs, js)
     vertex_delassus(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel, node_dim,
                     nn, row_node, row_coef, Wd, fs, js)
     return False
@@ -116,9 +115,11 @@ def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, 
     into ``T[r]`` and passing ``h - U_i D_i^-1 y`` to the parent (ABA pass 2 for the unit impulse; a root
     passes nothing); then ``W[r, s] = Y[r] . T[s]`` over the dofs of row ``r``'s paths (``T[s]`` is zero off
     row ``s``'s). ``oS``, ``oU``: the factors in world coordinates; ``fs``, ``js`` as :func:`delassus` (``fs``
-    allocated when it has no room for ``2 nr nv + 6``)."""
+    allocated when it has no room for ``2 nr nv + 6``). Returns whether ``Y`` (nr, nv) is at the start of the
+    given ``fs``."""
     nr, nv = Wd.shape[0], oS.shape[0]
-    if fs.shape[0] < 2 * nr * nv + 6:
+    given = fs.shape[0] >= 2 * nr * nv + 6
+    if not given:
         fs = np.empty(2 * nr * nv + 6)
     Y, T, y = view(fs, 0, (nr, nv)), view(fs, nr * nv, (nr, nv)), view(fs, 2 * nr * nv, 6)
     mark, dofs = view(js, 0, parent.shape[0]), view(js, parent.shape[0], nv)
@@ -168,6 +169,7 @@ def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, 
                 acc += Y[r, dofs[e]] * T[s, dofs[e]]
             Wd[r, s] = acc
             Wd[s, r] = acc
+    return given
 
 
 @jit
