@@ -19,19 +19,19 @@ from .sim import DIVERGED, STEP_SHIFT, step_inputs
 
 @jit
 def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi):
-    """``nsteps = Q.shape[0]`` contact steps (:func:`.contact_sim.contact_step`) of the model ``(mi, mf)`` with Data ``(df,
-    di)`` from ``(q0, qd0)``, writing the state after step ``n`` to ``Q[n], QD[n]`` and its statistics to
+    """``nsteps = Q.shape[0]`` contact steps (:func:`.contact_sim.contact_step`) of the model ``(mi, mf)`` with Data
+    ``(df, di)`` from ``(q0, qd0)``, writing the state after step ``n`` to ``Q[n], QD[n]`` and its statistics to
     ``stats[n]``. ``settings``: the parameters ``prm`` (:data:`.contact_sim.NPRM`, :mod:`.contact_sim`), then the geoms'
-    margins widened by the settings' (ng,); ``tau`` (ntau, nv), ``fext`` (nfext, nb, 6): row ``n`` for step
-    ``n`` or one constant row. ``warm`` (2 nw): the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0]
-    = -1``: none yet), carried through the steps and left with the last answer (a later call goes on warm),
-    then a copy of it as the call found it (a failed call is run again from that). ``keep``: where a failing
-    step writes its unsolved LCP (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``: the float
-    and int workspaces (:func:`.contact_sim.step_space`, then in ``ws`` :func:`.contact_sim.solver_space`; kept by a caller that steps
-    again: a step allocates only what does not fit, the solver's part grown here with the steps' rows).
-    Returns ``OK``, the status of a bad start state (``BAD_ARRAY``: ``q0`` or ``qd0`` not a contiguous vector of
-    the model's length; no step shift), or a status ``| (n + 1) << STEP_SHIFT`` for the failing
-    step ``n`` (``Q[:n]`` valid, ``stats[n]`` that of the failed step, nothing written after)."""
+    margins widened by the settings' (ng,); ``tau`` (ntau, nv), ``fext`` (nfext, nb, 6): row ``n`` for step ``n`` or one
+    constant row. ``warm`` (2 nw): the warm-start state (:func:`.contact_solve.warm_size`; ``warm[0] = -1``: none yet),
+    carried through the steps and left with the last answer (a later call goes on warm), then a copy of it as the call
+    found it (a failed call is run again from that). ``keep``: where a failing step writes its unsolved LCP
+    (:func:`.contact_solve.keep_lcp`; empty: not kept). ``ws``, ``wi``: the float and int workspaces
+    (:func:`.contact_sim.step_space`, then in ``ws`` :func:`.contact_sim.solver_space`; kept by a caller that steps
+    again: a step allocates only what does not fit, the solver's part grown here with the steps' rows). Returns ``OK``,
+    the status of a bad start state (``BAD_ARRAY``: ``q0`` or ``qd0`` not a contiguous vector of the model's length; no
+    step shift), or a status ``| (n + 1) << STEP_SHIFT`` for the failing step ``n`` (``Q[:n]`` valid, ``stats[n]`` that
+    of the failed step, nothing written after)."""
     # the arguments without their reference counts (the caller holds them; the Model and Data fields are
     # views, which hold none): the passes and per-body helpers below update no reference count atomically
     (settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi) = (
@@ -102,7 +102,9 @@ def contact_one_step(mi, mf, fbuf, ibuf, one, q, qd, qn, qdn):
     nset = NPRM + mi[NG]
     nq, nv, nb = mi[NQ], mi[NV], mi[NB]
     o = nv + 6 * nb + 2 * nq + 2 * nv
-    return contact_rollout(mi, mf, view(fbuf, 0, ndf), view(ibuf, 0, ndi), view(fbuf, ndf, nset), view(one, 0, (1, nv)),
-                           view(one, nv, (1, nb, 6)), q, qd, view(qn, 0, (1, nq)), view(qdn, 0, (1, nv)),
-                           view(one, o, (1, NSTAT)), view(one, o + NSTAT, one.shape[0] - o - NSTAT), view(fbuf, 0, 0),
-                           view(fbuf, ndf + nset, fbuf.shape[0] - ndf - nset), view(ibuf, ndi, ibuf.shape[0] - ndi))
+    df, di, settings = view(fbuf, 0, ndf), view(ibuf, 0, ndi), view(fbuf, ndf, nset)
+    ws, wi = view(fbuf, ndf + nset, fbuf.shape[0] - ndf - nset), view(ibuf, ndi, ibuf.shape[0] - ndi)
+    tau, fext = view(one, 0, (1, nv)), view(one, nv, (1, nb, 6))
+    stats, warm = view(one, o, (1, NSTAT)), view(one, o + NSTAT, one.shape[0] - o - NSTAT)
+    return contact_rollout(mi, mf, df, di, settings, tau, fext, q, qd, view(qn, 0, (1, nq)), view(qdn, 0, (1, nv)),
+                           stats, warm, view(fbuf, 0, 0), ws, wi)

@@ -97,7 +97,8 @@ ENERGY_GAINED = 23
 """Status code: the step's impulses added kinetic energy beyond ``prm[17]`` (:func:`contact_step`, step 7)."""
 
 NPRM = 20
-"""Length of the parameters ``prm`` (module docstring) at the start of :func:`.contact_call.contact_rollout`'s ``settings``."""
+"""Length of the parameters ``prm`` (module docstring) at the start of the ``settings`` of
+:func:`.contact_call.contact_rollout`."""
 
 FIXED_PYRAMID, SLIP_PYRAMID = 0, 1
 """``prm[14]``: the friction pyramid's tangents from the normal alone (:func:`contact.tangent_basis`, Jain

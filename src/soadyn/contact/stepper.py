@@ -13,8 +13,8 @@ from .._kernels import lcp as _kl
 from .settings import ContactSettings
 
 __all__ = ["CONTACT_STATS", "CONTACT_CODES", "STAT_COLUMNS", "PATHS", "LCP_FAILED", "contact_options",
-           "ContactCall", "one_step_rows", "contact_kernel", "contact_columns", "contact_record", "contact_failure", "warm_state",
-           "restore_warm", "keep_buffer", "kept_problem"]
+           "ContactCall", "one_step_rows", "contact_kernel", "contact_columns", "contact_record", "contact_failure",
+           "warm_state", "restore_warm", "keep_buffer", "kept_problem"]
 
 CONTACT_STATS = _kc.NSTAT
 STAT_COLUMNS = ("contacts", "active", "lcp_size", "pivots", "collision_pivots", "collision", "regularization",
