@@ -136,29 +136,15 @@ class Simulator:
         self._loops = model.nl > 0
         self._loop_method, self._stabilization, self._baumgarte, self._tol = self._loop_options(
             loop_method, stabilization, baumgarte, projection_tol)
-        self.contact = None if contact is None else _contact().contact_options(self, contact)
         self.data = model.data()
-        # one-step rows of step(): tau, f_ext, the start state and the next, the statistics; with contact the
-        # warm-start state too, all in one buffer that the contact step's call passes whole
-        if self.contact is None:
-            self._one = None
-            self._tau1, self._fext1 = np.zeros((1, model.nv)), np.zeros((1, model.nb, 6))
-            self._Q1, self._QD1 = np.zeros((2, model.nq)), np.zeros((2, model.nv))
-            self._info1 = self._info_array(1)
-            self._warm = None
-        else:
-            self._one, (self._tau1, self._fext1, self._Q1, self._QD1, self._info1, self._warm) = (
-                _contact().one_step_rows(model, self.contact))
-        self._rows = (self._Q1[0], self._QD1[0])  # the rows step() starts from
-        self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of (without contact)
         self._held = False  # whether _tau1 or _fext1 hold the last step's inputs (else zeros)
-        self._stepped = False
-        self._call = None  # the contact kernel's call (_contact_call)
+        self._contact = None
+        self.contact = contact  # checked; the one-step rows of step() (_step_rows)
 
     def _info_array(self, nsteps: int, record: bool = False) -> np.ndarray:
         """Per-step statistics filled by the kernel: the loop columns, or the contact statistics (with
         ``record``, followed by room for the step's contacts)."""
-        if self.contact is not None:
+        if self._contact is not None:
             return np.zeros((nsteps, _contact().contact_columns(self.model, record)), dtype=np.float64)
         return np.zeros((nsteps, 3), dtype=np.int64)
 
@@ -200,6 +186,40 @@ class Simulator:
         return self._integrator
 
     @property
+    def contact(self):
+        """The :class:`soadyn.contact.ContactSettings` of the contact steps, or None (no contact). Assigning new
+        settings (or None) checks them as the constructor does and takes effect from the next step or rollout,
+        which starts without a warm start."""
+        return self._contact
+
+    @contact.setter
+    def contact(self, settings) -> None:
+        self._contact = None if settings is None else _contact().contact_options(self, settings)
+        self._step_rows()
+        self._stepped = False
+        self._call = None  # the contact kernel's call (_contact_call)
+
+    def _step_rows(self) -> None:
+        """The one-step rows of :meth:`step` for the current settings: ``tau``, ``f_ext``, the start state and the
+        next, the statistics; with contact the warm-start state too, all in one buffer that the contact step's
+        call passes whole (:func:`soadyn.contact.stepper.one_step_rows`). Held inputs are carried over."""
+        m = self.model
+        if self._contact is None:
+            self._one, self._warm = None, None
+            tau1, fext1 = np.zeros((1, m.nv)), np.zeros((1, m.nb, 6))
+            self._Q1, self._QD1 = np.zeros((2, m.nq)), np.zeros((2, m.nv))
+            self._info1 = self._info_array(1)
+        else:
+            self._one, (tau1, fext1, self._Q1, self._QD1, self._info1, self._warm) = (
+                _contact().one_step_rows(m, self._contact))
+        if self._held:
+            tau1[...] = self._tau1
+            fext1[...] = self._fext1
+        self._tau1, self._fext1 = tau1, fext1
+        self._rows = (self._Q1[0], self._QD1[0])  # the rows step() starts from
+        self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of (without contact)
+
+    @property
     def loop_method(self) -> str:
         return self._loop_method
 
@@ -226,7 +246,7 @@ class Simulator:
         for a simulator without contact or before its first step. Steps start from the active set of the
         previous :meth:`step`'s LCP when the same contacts come back (checked like every answer);
         :meth:`rollout` starts cold."""
-        if self.contact is None or not self._stepped:
+        if self._contact is None or not self._stepped:
             return None
         c = _contact()
         out = dict(zip(c.STAT_COLUMNS, self._info1[0].tolist()))
@@ -242,7 +262,7 @@ class Simulator:
     # ------------------------------------------------------------------ kernel call
     def _kernel(self, Q, QD, tau, fext, info, entry: bool = False) -> int:
         m, d = self.model, self.data
-        if self.contact is not None:
+        if self._contact is not None:
             return self._contact_call()(Q, QD, tau, fext, info, self._warm, entry=entry)
         if not self._loops:
             kernel = _ROLLOUT.call if entry else _ks.rollout
@@ -254,9 +274,9 @@ class Simulator:
                       beta, project, self._tol, PROJECTION_MAX_ITER, Q, QD, info)
 
     def _contact_call(self):
-        """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), rebuilt when
-        ``contact`` was given new settings."""
-        if self._call is None or self._call.settings is not self.contact:
+        """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), made at the
+        first contact step after ``contact`` was set."""
+        if self._call is None:
             self._call = _contact().ContactCall(self, self._one)
         return self._call
 
@@ -268,7 +288,7 @@ class Simulator:
         """One step from ``(q, qd)`` with joint forces ``tau`` (nv,) and body-frame external forces
         ``f_ext`` ((nb, 6) or ``{body: 6-vector}``) held during the step. Returns new arrays
         ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
-        if self.contact is not None:
+        if self._contact is not None:
             return self._contact_step(q, qd, tau, f_ext)
         q0, qd0 = self._rows
         q0[...] = as_array(q, q0.shape, "q")
@@ -310,7 +330,7 @@ class Simulator:
     def _step_failed(self, st: int) -> None:
         """Raise the error of the failed one-step call with status ``st`` (its start state in ``_rows``)."""
         code = st & _STEP_MASK
-        if self.contact is not None and code in _contact().CONTACT_CODES:
+        if self._contact is not None and code in _contact().CONTACT_CODES:
             err = self._contact_error(code)
             raise SimulationError(err, 0, 0.0, None) if isinstance(err, str) else err
         if code == _ks.DIVERGED:
@@ -339,7 +359,8 @@ class Simulator:
         if code == c.LCP_FAILED:
             keep = c.keep_buffer(int(self._info1[0, 2]))
             c.restore_warm(self._warm)
-            self._contact_call()(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep, entry=True)
+            self._contact_call()(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep,
+                                 entry=True)
         return c.contact_failure(self, code, 0, self._info1[0], error=True,
                                  problem=None if keep is None else c.kept_problem(keep))
 
@@ -426,7 +447,7 @@ class Simulator:
                 raise ValueError(f"{name}: schedule has {a.shape[0]} rows, expected one per step ({nsteps})")
         if progress is not None and not isinstance(progress, bool):
             raise ValueError(f"progress: expected True, False or None, got {progress!r}")
-        if record_contacts and self.contact is None:
+        if record_contacts and self._contact is None:
             raise ValueError("record_contacts: this simulator has no contact (Simulator(..., contact=...))")
 
         Q = np.empty((nsteps + 1, m.nq))
@@ -444,7 +465,10 @@ class Simulator:
         else:
             bounds = [0, nsteps]
 
-        kernel = _contact().contact_kernel() if self.contact is not None else (_ks.loop_rollout if self._loops else _ks.rollout)
+        if self._contact is not None:
+            kernel = _contact().contact_kernel()
+        else:
+            kernel = _ks.loop_rollout if self._loops else _ks.rollout
         was_compiled = bool(kernel.signatures)
         bar = None
         if show:
@@ -486,7 +510,7 @@ class Simulator:
         raise SimulationError(f"step {k} (t = {t_k:.6g} s): {reason}", k, t_k, traj)
 
     def _reason(self, code: int, k: int, tau_sched: bool, fext_sched: bool, stats) -> str:
-        if self.contact is not None and code in _contact().CONTACT_CODES:
+        if self._contact is not None and code in _contact().CONTACT_CODES:
             return _contact().contact_failure(self, code, k, stats)
         if code == _ks.DIVERGED:
             return ("the state became non-finite (the integration diverged; try a smaller dt or the rk4 "
@@ -519,7 +543,7 @@ class Simulator:
             err = constraint_errors(m, self.data, Q, QD)
             traj.constraint_error = err[:, 0].copy()
             traj.constraint_velocity_error = err[:, 1].copy()
-        if self._loops and self.contact is None:
+        if self._loops and self._contact is None:
             traj.loop_rank = info[:nsteps, 0].copy()
             traj.loop_singular = info[:nsteps, 1].copy()
             traj.projection_iterations = info[:nsteps, 2].copy()
@@ -534,6 +558,6 @@ class Simulator:
                 "projection_iterations_mean": float(info[:nsteps, 2].mean()) if nsteps else 0.0,
                 "projection_iterations_max": int(info[:nsteps, 2].max()) if nsteps else 0,
             })
-        if self.contact is not None:
+        if self._contact is not None:
             _contact().contact_record(self, traj, info[:nsteps])
         return traj

@@ -123,3 +123,30 @@ def test_settings_vector_holds_the_parameters_then_the_margins():
     assert settings.kernel_parameters(1e-3).shape == (NPRM,)
     assert np.array_equal(vec[:NPRM], settings.kernel_parameters(1e-3))
     assert np.array_equal(vec[NPRM:], settings.geom_margins(scene.model.geom_margin))
+
+
+def test_new_contact_settings_take_effect_at_the_next_step():
+    """Assigning ``sim.contact`` rebuilds the simulator's one-step rows for the new settings: switched to a
+    pyramid of 8 edges, it steps on bit for bit like a simulator made with them (both start cold) and warm-starts
+    again, which needs the larger pyramid's room for the warm start; switched to None, it steps like a
+    simulator without contact; a bad value is refused and leaves the settings as they were."""
+    scene = S.solo12_standing()
+    sim = Simulator(scene.model, 1e-3, contact=ContactSettings())
+    state = scene.start
+    for _ in range(3):
+        state = sim.step(*state)
+    wide = ContactSettings(n_f=8)
+    sim.contact = wide
+    assert sim.contact is wide and sim.last_step_stats is None
+    fresh = Simulator(scene.model, 1e-3, contact=wide)
+    mine = theirs = state
+    for _ in range(3):
+        mine, theirs = sim.step(*mine), fresh.step(*theirs)
+        assert all(np.array_equal(a, b) for a, b in zip(mine, theirs))
+    assert sim.last_step_stats["path"] == "warm"
+    with pytest.raises(ValueError, match="contact"):
+        sim.contact = "stiff"
+    assert sim.contact is wide
+    sim.contact = None
+    free = Simulator(scene.model, 1e-3).step(*mine)
+    assert all(np.array_equal(a, b) for a, b in zip(sim.step(*mine), free))

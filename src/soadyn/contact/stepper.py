@@ -102,7 +102,7 @@ allocates them anew only for a step with more; a rollout grows its own to the mo
 
 class ContactCall:
     """The contact kernels (:mod:`soadyn._kernels.contact_call`) bound to a simulator: their arguments that do
-    not change from call to call gathered once, for the ``settings`` it was built with, in two buffers:
+    not change from call to call gathered once, for the simulator's settings when it was made, in two buffers:
     ``fbuf`` holds the call's Data floats, the settings' kernel parameters and the geoms' margins widened by the
     settings' (one ``settings`` vector), then the steps' float workspace ``ws``; ``ibuf`` the Data ints, then
     the int workspace ``wi``. ``head`` and ``space`` are their parts as
@@ -118,12 +118,11 @@ class ContactCall:
     last state there (its penetration check), and a next call that starts from that very state uses them
     rather than compute them again (:func:`soadyn._kernels.contact_motion.recall_state`)."""
 
-    __slots__ = ("settings", "head", "space", "entry", "buffers")
+    __slots__ = ("head", "space", "entry", "buffers")
 
     def __init__(self, sim, one: np.ndarray):
         m = sim.model
         d = m.data()
-        self.settings = sim.contact
         settings = np.concatenate([sim.contact.kernel_parameters(sim.dt), sim.contact.geom_margins(m.geom_margin)])
         nfloat, nint = _kc.step_space(m.model_int, m.model_float, sim.contact.n_f)
         solver = _kc.solver_space(m.nc, min(m.ncon_max, WORKSPACE_CONTACTS), sim.contact.n_f)
