@@ -308,14 +308,15 @@ class Simulator:
         for another: then converted by ``kernel_array``, or its shape error raised) and writes the next state
         into the new arrays returned (:meth:`soadyn.contact.stepper.ContactCall.step`)."""
         m = self.model
-        if not (type(q) is _NDARRAY and type(qd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64
-                and q.ndim == 1 and qd.ndim == 1):
-            q, qd = kernel_array(q, (m.nq,), "q"), kernel_array(qd, (m.nv,), "qd")
         if tau is not None or f_ext is not None or self._held:
             self._step_inputs(tau, f_ext)
         qn, qdn = np.empty(m.nq), np.empty(m.nv)
         call = self._contact_call()
-        st = call.step(q, qd, qn, qdn)
+        if (type(q) is _NDARRAY and type(qd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1
+                and qd.ndim == 1):
+            st = call.step(q, qd, qn, qdn)
+        else:
+            st = BAD_ARRAY
         if st == BAD_ARRAY:
             q, qd = kernel_array(q, (m.nq,), "q"), kernel_array(qd, (m.nv,), "qd")
             st = call.step(q, qd, qn, qdn)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit, view
+from .._jit import jit
 from .collision import collide, geom_world_poses
 from .contact import row_forces, row_velocities
 from .joints import FREE, body_com, step_joints

@@ -90,9 +90,9 @@ def kept_problem(keep: np.ndarray):
 _NO_KEEP = np.zeros(0)
 
 
-_ONE_STEP = EntryPoint(_kcc.contact_one_step)
-"""The one-step kernel's entry point, shared like those of ``soadyn.dynamics``: compiled (or loaded) once for the
-types of its first call, which every later call has but for the caller's state, read-only or not (the kernel
+_ROLLOUT, _ONE_STEP = EntryPoint(_kcc.contact_rollout), EntryPoint(_kcc.contact_one_step)
+"""The kernels' entry points, shared like those of ``soadyn.dynamics``: compiled (or loaded) once for the types
+of their first call, which every later call has (but for the one step's state, read-only or not: the kernel
 only reads it)."""
 
 WORKSPACE_CONTACTS = 64
@@ -118,7 +118,7 @@ class ContactCall:
     last state there (its penetration check), and a next call that starts from that very state uses them
     rather than compute them again (:func:`soadyn._kernels.contact_motion.recall_state`)."""
 
-    __slots__ = ("head", "space", "entry", "buffers")
+    __slots__ = ("head", "space", "buffers")
 
     def __init__(self, sim, one: np.ndarray):
         m = sim.model
@@ -132,10 +132,9 @@ class ContactCall:
         self.head = (m.model_int, m.model_float, fbuf[:ndf], ibuf[:ndi], fbuf[ndf:ndf + nset])
         self.space = (fbuf[ndf + nset:], ibuf[ndi:])
         self.buffers = (m.model_int, m.model_float, fbuf, ibuf, one)
-        self.entry = EntryPoint(_kcc.contact_rollout)
 
     def __call__(self, Q, QD, tau, fext, stats, warm, keep=None, entry: bool = False) -> int:
-        kernel = self.entry.call if entry else _kcc.contact_rollout
+        kernel = _ROLLOUT.call if entry else _kcc.contact_rollout
         return kernel(*self.head, tau, fext, Q[0], QD[0], Q[1:], QD[1:], stats, warm,
                       _NO_KEEP if keep is None else keep, *self.space)
 
