@@ -55,6 +55,8 @@ _loop_eval_seconds = [4e-6]
 the last timed rollout of a model with loops."""
 
 _STEP_MASK = (1 << _ks.STEP_SHIFT) - 1
+_OK = _kj.OK
+_empty = np.empty
 _F64 = np.dtype(np.float64)
 _NDARRAY = np.ndarray
 # Simulator.step's one-step buffers and the Model/Data buffers always have the same types (soadyn._jit.EntryPoint)
@@ -131,6 +133,7 @@ class Simulator:
         if not isinstance(integrator, str) or integrator not in INTEGRATORS:
             raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
         self.model = model
+        self._nq, self._nv = model.nq, model.nv
         self._integrator = integrator
         self._method = INTEGRATORS[integrator]
         self._loops = model.nl > 0
@@ -197,7 +200,8 @@ class Simulator:
         self._contact = None if settings is None else _contact().contact_options(self, settings)
         self._step_rows()
         self._stepped = False
-        self._call = None  # the contact kernel's call (_contact_call)
+        # the contact kernels bound to this simulator (soadyn.contact.stepper.ContactCall)
+        self._call = None if self._contact is None else _contact().ContactCall(self, self._one)
 
     def _step_rows(self) -> None:
         """The one-step rows of :meth:`step` for the current settings: ``tau``, ``f_ext``, the start state and the
@@ -262,8 +266,8 @@ class Simulator:
     # ------------------------------------------------------------------ kernel call
     def _kernel(self, Q, QD, tau, fext, info, entry: bool = False) -> int:
         m, d = self.model, self.data
-        if self._contact is not None:
-            return self._contact_call()(Q, QD, tau, fext, info, self._warm, entry=entry)
+        if self._call is not None:
+            return self._call(Q, QD, tau, fext, info, self._warm, entry=entry)
         if not self._loops:
             kernel = _ROLLOUT.call if entry else _ks.rollout
             return kernel(m.model_int, m.model_float, d.data_float, tau, fext, self._dt, self._method, Q, QD)
@@ -273,13 +277,6 @@ class Simulator:
         return kernel(m.model_int, m.model_float, d.data_float, d.data_int, tau, fext, self._dt, self._method, alpha,
                       beta, project, self._tol, PROJECTION_MAX_ITER, Q, QD, info)
 
-    def _contact_call(self):
-        """The contact kernel bound to this simulator (:class:`soadyn.contact.stepper.ContactCall`), made at the
-        first contact step after ``contact`` was set."""
-        if self._call is None:
-            self._call = _contact().ContactCall(self, self._one)
-        return self._call
-
     def _fext_row(self, f_ext, out: np.ndarray) -> None:
         out[...] = external_forces(self.model, self.data, f_ext)
 
@@ -287,41 +284,37 @@ class Simulator:
     def step(self, q, qd, tau=None, f_ext=None) -> tuple[np.ndarray, np.ndarray]:
         """One step from ``(q, qd)`` with joint forces ``tau`` (nv,) and body-frame external forces
         ``f_ext`` ((nb, 6) or ``{body: 6-vector}``) held during the step. Returns new arrays
-        ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked)."""
-        if self._contact is not None:
-            return self._contact_step(q, qd, tau, f_ext)
-        q0, qd0 = self._rows
-        q0[...] = as_array(q, q0.shape, "q")
-        qd0[...] = as_array(qd, qd0.shape, "qd")
-        if tau is not None or f_ext is not None or self._held:
-            self._step_inputs(tau, f_ext)
-        st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
-        self._stepped = True
-        if st != _kj.OK:
-            self._step_failed(st)
-        q_next, qd_next = self._next
-        return q_next.copy(), qd_next.copy()
+        ``(q_next, qd_next)``; one kernel call (with loops: including projection when asked).
 
-    def _contact_step(self, q, qd, tau, f_ext) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`step` with contact: the kernel reads the caller's state where it is (its type, dtype and
-        number of dimensions checked here, its length and stride by the kernel, which returns ``BAD_ARRAY``
-        for another: then converted by ``kernel_array``, or its shape error raised) and writes the next state
-        into the new arrays returned (:meth:`soadyn.contact.stepper.ContactCall.step`)."""
-        m = self.model
+        With contact the kernel reads the caller's state where it is and writes the next state into the arrays
+        returned (:attr:`soadyn.contact.stepper.ContactCall.one_step`): the state's type, dtype and number of
+        dimensions are checked here, its length and stride by the kernel, which returns ``BAD_ARRAY`` for
+        another (then converted by ``kernel_array``, or its shape error raised)."""
         if tau is not None or f_ext is not None or self._held:
             self._step_inputs(tau, f_ext)
-        qn, qdn = np.empty(m.nq), np.empty(m.nv)
-        call = self._contact_call()
+        call = self._call
+        if call is None:
+            q0, qd0 = self._rows
+            q0[...] = as_array(q, q0.shape, "q")
+            qd0[...] = as_array(qd, qd0.shape, "qd")
+            st = self._kernel(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, entry=True)
+            self._stepped = True
+            if st != _OK:
+                self._step_failed(st)
+            q_next, qd_next = self._next
+            return q_next.copy(), qd_next.copy()
+        qn, qdn = _empty(self._nq), _empty(self._nv)
         if (type(q) is _NDARRAY and type(qd) is _NDARRAY and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1
                 and qd.ndim == 1):
-            st = call.step(q, qd, qn, qdn)
+            st = call.one_step.call(*call.buffers, q, qd, qn, qdn)
         else:
             st = BAD_ARRAY
         if st == BAD_ARRAY:
+            m = self.model
             q, qd = kernel_array(q, (m.nq,), "q"), kernel_array(qd, (m.nv,), "qd")
-            st = call.step(q, qd, qn, qdn)
+            st = call.one_step.call(*call.buffers, q, qd, qn, qdn)
         self._stepped = True
-        if st != _kj.OK:
+        if st != _OK:
             q0, qd0 = self._rows  # the reports read the state from the rows
             q0[...] = q
             qd0[...] = qd
@@ -360,8 +353,7 @@ class Simulator:
         if code == c.LCP_FAILED:
             keep = c.keep_buffer(int(self._info1[0, 2]))
             c.restore_warm(self._warm)
-            self._contact_call()(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep,
-                                 entry=True)
+            self._call(self._Q1, self._QD1, self._tau1, self._fext1, self._info1, self._warm, keep, entry=True)
         return c.contact_failure(self, code, 0, self._info1[0], error=True,
                                  problem=None if keep is None else c.kept_problem(keep))
 

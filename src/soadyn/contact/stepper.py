@@ -111,14 +111,20 @@ class ContactCall:
     A call runs the rollout kernel from ``Q[0], QD[0]`` over ``Q[1] ..`` from the warm-start state ``warm``
     (:func:`warm_state`, updated); a failing step's LCP is written to ``keep`` when it has room. With ``entry``,
     the kernel's compiled entry point (:class:`soadyn._jit.EntryPoint`: no type dispatch of every argument), else
-    numba's dispatcher. :meth:`step` is the call of ``Simulator.step``: nine arrays, the simulator's one-step
-    rows in one (:func:`one_step_rows`).
+    numba's dispatcher. :attr:`one_step` is the call of ``Simulator.step``: nine arrays, the simulator's
+    one-step rows in one (:func:`one_step_rows`).
 
     The call owns its Data, which only its kernel writes: a call leaves the kinematics and the contacts of its
     last state there (its penetration check), and a next call that starts from that very state uses them
     rather than compute them again (:func:`soadyn._kernels.contact_motion.recall_state`)."""
 
     __slots__ = ("head", "space", "buffers")
+
+    one_step = _ONE_STEP
+    """``one_step.call(*buffers, q, qd, qn, qdn)``: one step from ``(q, qd)`` to ``(qn, qdn)`` (1-D float64 arrays:
+    the kernel checks their lengths and strides, ``BAD_ARRAY``) with the inputs and the warm-start state of the
+    simulator's one-step rows, keeping nothing (:func:`soadyn._kernels.contact_call.contact_one_step`), called
+    by ``Simulator.step`` without a Python frame of its own."""
 
     def __init__(self, sim, one: np.ndarray):
         m = sim.model
@@ -138,11 +144,6 @@ class ContactCall:
         return kernel(*self.head, tau, fext, Q[0], QD[0], Q[1:], QD[1:], stats, warm,
                       _NO_KEEP if keep is None else keep, *self.space)
 
-    def step(self, q, qd, qn, qdn) -> int:
-        """One step from ``(q, qd)`` to ``(qn, qdn)`` (1-D float64 arrays: the kernel checks their lengths and
-        strides, ``BAD_ARRAY``) with the inputs and the warm-start state of the simulator's one-step rows,
-        keeping nothing (:func:`soadyn._kernels.contact_call.contact_one_step`)."""
-        return _ONE_STEP.call(*self.buffers, q, qd, qn, qdn)
 
 
 def one_step_rows(model, contact: ContactSettings) -> tuple:
