@@ -13,7 +13,8 @@ inline_jit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=Fa
 """The options of :data:`jit` with ``inline="always"``: the helper is compiled into each caller's body (no
 call, and no reference-count update of its array arguments, which a call pays even for arrays that hold no
 reference: a function call that checks for it). For the small helpers called per constraint row or node
-in a hot loop (a row's world wrench: 79 ns a call, 58 ns inlined)."""
+in a hot loop (a row's world wrench: 79 ns a call, 58 ns inlined), and for the passes a kernel calls once
+with twenty or more arrays, each passed as some ten machine words (docs/architecture.md, Kernels)."""
 
 parallel_jit = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False, parallel=True)
 """The same options with ``parallel=True``, for the ``*_batch`` kernels that use ``prange``."""

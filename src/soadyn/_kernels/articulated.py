@@ -230,7 +230,7 @@ def aba_world_accelerations(parent, vadr, jnv, oS, oU, Dinv, u, a0, c, a, qdd, w
 
 
 # ------------------------------------------------------------------------------------------------- ABA
-@jit
+@inline_jit
 def aba_passes(parent, jtype, vadr, jnv, axis, armature, I, X_E, X_r, S, v, c, tau, fext, a0, IA, pA, U, D, Dinv, u, a,
                qdd, T):
     """Articulated-body passes after kinematics (RBDA Table 7.1; Jain 2014 Eq. 59 factors K, D, psi).

@@ -12,8 +12,7 @@ from .contact_motion import NSTAT, max_penetration, memo_space
 from .contact_sim import NPRM, PENETRATED, contact_step, solver_space, step_space
 from .joints import OK, all_finite, check_q
 from .kinematics import BAD_ARRAY, check_state, vector_ready
-from .layout import (DATA_FLOAT_SIZE, DATA_INT_SIZE, NB, NC, NG, NQ, NV, data_contact, data_kinematics,
-                     model_geoms, model_tree)
+from .layout import DATA_FLOAT_SIZE, DATA_INT_SIZE, NB, NC, NG, NQ, NV, model_geoms, model_tree
 from .sim import DIVERGED, STEP_SHIFT, step_inputs
 
 
@@ -37,8 +36,7 @@ def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, 
     (settings, tau, fext, q0, qd0, Q, QD, stats, warm, keep, ws, wi) = (
         borrow(settings), borrow(tau), borrow(fext), borrow(q0), borrow(qd0), borrow(Q), borrow(QD), borrow(stats),
         borrow(warm), borrow(keep), borrow(ws), borrow(wi))
-    (body_parent, jnt_type, jnt_qadr, jnt_vadr, _, jnt_axis, jnt_axis2, jnt_pitch, body_Xtree_E, body_Xtree_r, _,
-     dof_S, _) = model_tree(mi, mf)
+    jnt_type, jnt_qadr = model_tree(mi, mf)[1:3]
     prm, geom_margin = view(settings, 0, NPRM), view(settings, NPRM, mi[NG])
     nw = warm.shape[0] // 2
     warm[nw:] = warm[:nw]
@@ -75,15 +73,7 @@ def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, 
     if nsteps > 0 and math.isfinite(prm[16]):
         mf_ = memo_space(mi[NQ])
         cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
-        (geom_body, geom_type, geom_size, geom_E, geom_r, geom_mu, geom_restitution, _, geom_corners, pair_geom,
-         geom_vertadr, geom_vertnum, mesh_vert) = model_geoms(mi, mf)
-        X_E, X_r, S, _, _, oR, op = data_kinematics(mi, df)
-        gR, gp, con_geom, con_body, con_point, con_normal, con_gap, con_mu, con_eps = data_contact(mi, df, di)
-        depth = max_penetration(body_parent, jnt_type, jnt_qadr, jnt_vadr, jnt_axis, jnt_axis2, jnt_pitch,
-                                body_Xtree_E, body_Xtree_r, dof_S, geom_body, geom_type, geom_size, geom_E, geom_r,
-                                geom_mu, geom_restitution, geom_margin, geom_corners, pair_geom, geom_vertadr,
-                                geom_vertnum, mesh_vert, Q[nsteps - 1], X_E, X_r, S, oR, op, gR, gp, con_geom, con_body,
-                                con_point, con_normal, con_gap, con_mu, con_eps, view(ws, 0, mf_), view(ws, mf_, cf_),
+        depth = max_penetration(mi, mf, df, di, geom_margin, Q[nsteps - 1], view(ws, 0, mf_), view(ws, mf_, cf_),
                                 view(wi, 0, ci_))
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit, view
+from .._jit import inline_jit, jit, view
 from .contact import (pyramid_block, pyramid_directions, pyramid_impulses, pyramid_live, pyramid_q, pyramid_scale,
                       pyramid_w)
 from .drumwright import (DW_FALLBACK, DW_INFO_SIZE, DW_LCP_SIZE, DW_PIVOTS, DW_RESIDUAL, DW_TIKHONOV,
@@ -124,7 +124,7 @@ def drumwright_rows(Wd, tgt, nb, k, nf, mu, con_gap, prm, lam, info, keep):
     return st
 
 
-@jit
+@inline_jit
 def solve_rows(Wd, tgt, nb, k, nf, mu, prm, lam, info, warm, hot, keep, cstart, cadj, scratch, iscratch):
     """Row impulses ``lam`` (loop rows; ``n, t1, t2`` per contact) for the row targets ``tgt`` (velocities +
     biases) by the friction model ``prm[12]``: the Coulomb pyramid (:func:`coulomb_rows`), or Drumwright

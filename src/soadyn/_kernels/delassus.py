@@ -21,7 +21,7 @@ the extended compliance ``Omega = psi* H* D^-1 H psi`` (Jain 2014 Eqs. 63-64).
 
 import numpy as np
 
-from .._jit import jit, view
+from .._jit import inline_jit, jit, view
 from .kinematics import world_forces, world_subspaces
 from .osim import row_pickoff, vertex_compliance, vertex_pickoffs
 
@@ -38,7 +38,7 @@ def delassus_space(nbody, nv, nn, nr):
     return 18 * m * (m + 1) + 114 + 26 * nr, max(5 * m + 1 + 2 * nr, 5 * nbody, nbody + nv)
 
 
-@jit
+@inline_jit
 def delassus(parent, vadr, jnv, S, U, Dinv, oR, op, oS, oU, cnt, cpar, vid, Ups, W6, node_body, wE, wr, node_sel,
              node_dim, node_row, nn, row_node, row_coef, Wd, fs, js):
     """``W = Q Lambda Q*`` (module docstring) for the rows of :func:`.contact.constraint_nodes` by the cheaper of
@@ -107,7 +107,7 @@ def vertex_delassus(parent, vadr, jnv, oS, oU, Dinv, cnt, cpar, vid, Ups, W6, no
                     Wd[r, r] += acc[i]
 
 
-@jit
+@inline_jit
 def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, node_dim, row_node, row_coef, Wd,
                   fs, js):
     """``W`` by paths (module docstring): each side ``x`` of row ``r`` starts from its pick-off ``h = g_(r, a)`` on
@@ -172,7 +172,7 @@ def path_delassus(parent, vadr, jnv, oS, oU, Dinv, node_body, wE, wr, node_sel, 
     return given
 
 
-@jit
+@inline_jit
 def delassus_costs(parent, jnv, node_body, nn, row_node, nv, js):
     """``(paths, vertices)``: the time :func:`path_delassus` and :func:`vertex_delassus` take for these rows, in
     the units of one of the paths' multiply-adds, counted from the tree and the rows' nodes. The paths: ``12 n_i

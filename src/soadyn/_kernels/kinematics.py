@@ -213,7 +213,7 @@ def world_subspaces(parent, vadr, jnv, S, oR, op, oS):
             oS[k, 5] += op[i, 0] * oS[k, 1] - op[i, 1] * oS[k, 0]
 
 
-@jit
+@inline_jit
 def world_forces(parent, vadr, jnv, U, oR, op, oU):
     """``oU = ^0X_i^* U``: rows of force vectors of body ``i``'s dofs (the articulated-body factors ``U = P S``)
     in world coordinates at the world origin, ``[oR u_n + op x (oR u_f); oR u_f]`` (the dual of
