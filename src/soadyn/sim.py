@@ -133,7 +133,7 @@ class Simulator:
         if not isinstance(integrator, str) or integrator not in INTEGRATORS:
             raise ValueError(f"integrator: expected one of {tuple(INTEGRATORS)}, got {integrator!r}")
         self.model = model
-        self._nq, self._nv = model.nq, model.nv
+        self._nq, self._nv = model.nq, model.nv  # the next state's sizes, read by every step
         self._integrator = integrator
         self._method = INTEGRATORS[integrator]
         self._loops = model.nl > 0
@@ -198,30 +198,33 @@ class Simulator:
     @contact.setter
     def contact(self, settings) -> None:
         self._contact = None if settings is None else _contact().contact_options(self, settings)
-        self._step_rows()
+        one = self._step_rows()
         self._stepped = False
         # the contact kernels bound to this simulator (soadyn.contact.stepper.ContactCall)
-        self._call = None if self._contact is None else _contact().ContactCall(self, self._one)
+        self._call = None if self._contact is None else _contact().ContactCall(self, one)
 
-    def _step_rows(self) -> None:
+    def _step_rows(self) -> np.ndarray | None:
         """The one-step rows of :meth:`step` for the current settings: ``tau``, ``f_ext``, the start state and the
         next, the statistics; with contact the warm-start state too, all in one buffer that the contact step's
-        call passes whole (:func:`soadyn.contact.stepper.one_step_rows`). Held inputs are carried over."""
+        call passes whole (:func:`soadyn.contact.stepper.one_step_rows`), which is returned (None without
+        contact). Held inputs are carried over."""
         m = self.model
+        one = None
         if self._contact is None:
-            self._one, self._warm = None, None
+            self._warm = None
             tau1, fext1 = np.zeros((1, m.nv)), np.zeros((1, m.nb, 6))
             self._Q1, self._QD1 = np.zeros((2, m.nq)), np.zeros((2, m.nv))
             self._info1 = self._info_array(1)
         else:
-            self._one, (tau1, fext1, self._Q1, self._QD1, self._info1, self._warm) = (
-                _contact().one_step_rows(m, self._contact))
+            one, rows = _contact().one_step_rows(m, self._contact)
+            tau1, fext1, self._Q1, self._QD1, self._info1, self._warm = rows
         if self._held:
             tau1[...] = self._tau1
             fext1[...] = self._fext1
         self._tau1, self._fext1 = tau1, fext1
         self._rows = (self._Q1[0], self._QD1[0])  # the rows step() starts from
         self._next = (self._Q1[1], self._QD1[1])  # the rows step() returns copies of (without contact)
+        return one
 
     @property
     def loop_method(self) -> str:

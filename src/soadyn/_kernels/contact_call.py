@@ -7,12 +7,11 @@ import math
 import numpy as np
 
 from .._jit import borrow, jit, view
-from .collision import collide_space
-from .contact_motion import NSTAT, max_penetration, memo_space
-from .contact_sim import NPRM, PENETRATED, contact_step, solver_space, step_space
+from .contact_motion import NSTAT, max_penetration
+from .contact_sim import NPRM, PENETRATED, contact_step, solver_space, step_scratch, step_space
 from .joints import OK, all_finite, check_q
 from .kinematics import BAD_ARRAY, check_state, vector_ready
-from .layout import DATA_FLOAT_SIZE, DATA_INT_SIZE, NB, NC, NG, NQ, NV, model_geoms, model_tree
+from .layout import DATA_FLOAT_SIZE, DATA_INT_SIZE, NB, NC, NG, NQ, NV, model_tree
 from .sim import DIVERGED, STEP_SHIFT, step_inputs
 
 
@@ -71,10 +70,8 @@ def contact_rollout(mi, mf, df, di, settings, tau, fext, q0, qd0, Q, QD, stats, 
         if check_q(jnt_type, jnt_qadr, Q[n]) != OK:
             return DIVERGED | ((n + 1) << STEP_SHIFT)
     if nsteps > 0 and math.isfinite(prm[16]):
-        mf_ = memo_space(mi[NQ])
-        cf_, ci_ = collide_space(mi[NG], model_geoms(mi, mf)[11])
-        depth = max_penetration(mi, mf, df, di, geom_margin, Q[nsteps - 1], view(ws, 0, mf_), view(ws, mf_, cf_),
-                                view(wi, 0, ci_))
+        memo, cf, ci = step_scratch(mi, mf, ws, wi)
+        depth = max_penetration(mi, mf, df, di, geom_margin, Q[nsteps - 1], memo, cf, ci)
         if depth > prm[16]:
             return PENETRATED | (nsteps << STEP_SHIFT)
     return OK

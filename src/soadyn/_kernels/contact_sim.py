@@ -183,6 +183,16 @@ def step_space(mi, mf, nf):
             ci + 3 * cap + 1 + 2 * nr + 3 * K + 1 + coupling_space(nb, K) + lcp_space(nc, K, nf)[1] + di)
 
 
+@inline_jit
+def step_scratch(mi, mf, ws, wi):
+    """``(memo, cf, ci)``: the head of a :func:`contact_step`'s workspaces (:func:`step_space`), the memo of a state
+    (:func:`.contact_motion.memo_space`, kept from call to call) and collision detection's float and int scratch
+    (:func:`.collision.collide_space`), as the step and the rollout's penetration check take them."""
+    nm = memo_space(mi[NQ])
+    nf, ni = collide_space(mi[NG], model_geoms(mi, mf)[11])
+    return view(ws, 0, nm), view(ws, nm, nf), view(wi, 0, ni)
+
+
 @jit
 def solver_space(nb, k, nf):
     """The size of the workspace ``wl`` a :func:`contact_step` with ``nb`` loop rows and ``k`` contacts (``nf``
@@ -234,10 +244,8 @@ def contact_step(mi, mf, df, di, geom_margin, prm, q, qd, tau, fext, qn, qdn, st
     split = int(prm[15]) == SPLIT_CORRECTION
     stat[:] = 0.0
     # the memo of a state, the scratch of collision detection, the velocities and the bodies
-    mf_ = memo_space(mi[NQ])
-    cf_, ci_ = collide_space(mi[NG], geom_vertnum)
-    memo, cf, ci = view(ws, 0, mf_), view(ws, mf_, cf_), view(wi, 0, ci_)
-    o, oi = mf_ + cf_, ci_
+    memo, cf, ci = step_scratch(mi, mf, ws, wi)
+    o, oi = memo.shape[0] + cf.shape[0], ci.shape[0]
     R, o = carve(ws, o, (3, 3))
     tau_s, o = carve(ws, o, (nv,))
     qf, o = carve(ws, o, (nv,))

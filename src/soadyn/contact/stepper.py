@@ -145,7 +145,6 @@ class ContactCall:
                       _NO_KEEP if keep is None else keep, *self.space)
 
 
-
 def one_step_rows(model, contact: ContactSettings) -> tuple:
     """``(one, (tau1, fext1, Q1, QD1, stats1, warm))``: the one-step rows of a simulator with contact, views of one
     buffer ``one`` in the order :func:`soadyn._kernels.contact_call.contact_one_step` reads them: the inputs
